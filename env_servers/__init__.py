@@ -1,0 +1,1 @@
+"""env_servers package."""

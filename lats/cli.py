@@ -1,0 +1,48 @@
+"""The `lats` command line: one entry point for every service and tool.
+
+Subcommands are contributed by the packages that own them:
+  lats serve env NAME      env_servers.cli
+  lats serve gateway       llm_gateway.cli
+  lats serve planner       planner.cli
+  lats solve               planner.cli
+  lats conformance ADDR    lats.conformance.cli
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+
+import click
+
+
+@click.group()
+@click.option("--log-level", default=lambda: os.environ.get("LATS_LOG_LEVEL", "INFO"),
+              show_default="INFO (env LATS_LOG_LEVEL)", help="Python logging level.")
+def main(log_level: str) -> None:
+    """Language Agent Tree Search as gRPC services."""
+    logging.basicConfig(
+        level=log_level.upper(),
+        format="%(asctime)s %(levelname)s %(name)s: %(message)s",
+    )
+
+
+@main.group()
+def serve() -> None:
+    """Run one of the services until SIGTERM."""
+
+
+def _register() -> None:
+    from env_servers.cli import serve_env
+    from lats.conformance.cli import conformance
+    from llm_gateway.cli import serve_gateway
+    from planner.cli import serve_planner, solve
+
+    serve.add_command(serve_env, "env")
+    serve.add_command(serve_gateway, "gateway")
+    serve.add_command(serve_planner, "planner")
+    main.add_command(solve, "solve")
+    main.add_command(conformance, "conformance")
+
+
+_register()

@@ -1,0 +1,160 @@
+"""Shared gRPC server plumbing: every LATS service is started through `serve`.
+
+Contract: a server built here
+  * listens on the given address and logs it (the real port when 0 was asked);
+  * answers the standard gRPC health service (grpc.health.v1) and server
+    reflection for the services it hosts;
+  * caps request size (oversized requests get RESOURCE_EXHAUSTED from gRPC);
+  * bounds every unary call by a server-side deadline (DEADLINE_EXCEEDED);
+  * on SIGTERM/SIGINT turns health to NOT_SERVING, stops accepting calls and
+    lets in-flight calls finish within a grace period, then exits.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import signal
+from collections.abc import Awaitable, Callable, Iterable
+from dataclasses import dataclass, field
+
+import grpc
+from grpc_health.v1 import health, health_pb2, health_pb2_grpc
+from grpc_reflection.v1alpha import reflection
+
+log = logging.getLogger(__name__)
+
+DEFAULT_MAX_MESSAGE_BYTES = 4 * 1024 * 1024
+
+
+@dataclass
+class ServiceSpec:
+    """One service to host: its full name and a function that registers it."""
+
+    full_name: str
+    register: Callable[[grpc.aio.Server], None]
+
+
+@dataclass
+class ServerOptions:
+    address: str = "127.0.0.1:0"
+    max_message_bytes: int = DEFAULT_MAX_MESSAGE_BYTES
+    unary_deadline_seconds: float = 120.0
+    grace_seconds: float = 5.0
+    extra_options: list[tuple[str, int]] = field(default_factory=list)
+
+
+class _DeadlineInterceptor(grpc.aio.ServerInterceptor):
+    """Aborts unary-unary handlers that run longer than `seconds`."""
+
+    def __init__(self, seconds: float):
+        self._seconds = seconds
+
+    async def intercept_service(self, continuation, handler_call_details):
+        handler = await continuation(handler_call_details)
+        if handler is None or handler.unary_unary is None or self._seconds <= 0:
+            return handler
+        inner = handler.unary_unary
+        seconds = self._seconds
+
+        async def bounded(request, context):
+            try:
+                return await asyncio.wait_for(inner(request, context), seconds)
+            except asyncio.TimeoutError:
+                await context.abort(
+                    grpc.StatusCode.DEADLINE_EXCEEDED,
+                    f"the server gave up after {seconds:g}s; retry, or raise the "
+                    "server's --deadline if requests are legitimately slow",
+                )
+
+        return grpc.unary_unary_rpc_method_handler(
+            bounded,
+            request_deserializer=handler.request_deserializer,
+            response_serializer=handler.response_serializer,
+        )
+
+
+class RunningServer:
+    """A started server: its bound port, and a way to stop it gracefully."""
+
+    def __init__(self, server: grpc.aio.Server, port: int, health_servicer, names):
+        self.server = server
+        self.port = port
+        self._health = health_servicer
+        self._names = names
+
+    async def stop(self, grace: float | None = 5.0) -> None:
+        for name in self._names:
+            await self._health.set(name, health_pb2.HealthCheckResponse.NOT_SERVING)
+        await self.server.stop(grace)
+
+    async def wait(self) -> None:
+        await self.server.wait_for_termination()
+
+
+async def start_server(
+    services: Iterable[ServiceSpec], options: ServerOptions
+) -> RunningServer:
+    """Builds, binds and starts a server hosting `services`."""
+    services = list(services)
+    grpc_options = [
+        ("grpc.max_receive_message_length", options.max_message_bytes),
+        ("grpc.max_send_message_length", options.max_message_bytes),
+        ("grpc.so_reuseport", 0),
+        *options.extra_options,
+    ]
+    server = grpc.aio.server(
+        interceptors=[_DeadlineInterceptor(options.unary_deadline_seconds)],
+        options=grpc_options,
+    )
+    for spec in services:
+        spec.register(server)
+    health_servicer = health.aio.HealthServicer()
+    health_pb2_grpc.add_HealthServicer_to_server(health_servicer, server)
+    names = [spec.full_name for spec in services]
+    reflection.enable_server_reflection(
+        [*names, health.SERVICE_NAME, reflection.SERVICE_NAME], server
+    )
+    port = server.add_insecure_port(options.address)
+    if port == 0:
+        raise OSError(f"could not bind {options.address}: is the port in use?")
+    await server.start()
+    for name in ["", *names]:
+        await health_servicer.set(name, health_pb2.HealthCheckResponse.SERVING)
+    return RunningServer(server, port, health_servicer, names)
+
+
+def bound_address(address: str, port: int) -> str:
+    host = address.rsplit(":", 1)[0] or "127.0.0.1"
+    return f"{host}:{port}"
+
+
+async def serve_forever(
+    services: Iterable[ServiceSpec],
+    options: ServerOptions,
+    on_started: Callable[[RunningServer], Awaitable[None] | None] | None = None,
+    on_stopping: Callable[[], Awaitable[None]] | None = None,
+) -> None:
+    """Runs a server until SIGTERM/SIGINT, then shuts down gracefully."""
+    running = await start_server(services, options)
+    names = ", ".join(s.full_name for s in services) if isinstance(services, list) else ""
+    log.info("listening on %s (%s)", bound_address(options.address, running.port), names)
+    print(f"listening on {bound_address(options.address, running.port)}", flush=True)
+    if on_started is not None:
+        result = on_started(running)
+        if asyncio.iscoroutine(result):
+            await result
+    stop = asyncio.Event()
+    loop = asyncio.get_running_loop()
+    for sig in (signal.SIGTERM, signal.SIGINT):
+        loop.add_signal_handler(sig, stop.set)
+    waiter = asyncio.create_task(running.wait())
+    stopper = asyncio.create_task(stop.wait())
+    await asyncio.wait({waiter, stopper}, return_when=asyncio.FIRST_COMPLETED)
+    log.info("shutting down (grace %.1fs)", options.grace_seconds)
+    if on_stopping is not None:
+        await on_stopping()
+    await running.stop(options.grace_seconds)
+    for task in (waiter, stopper):
+        task.cancel()
+    log.info("stopped")

@@ -1,0 +1,1 @@
+"""Gateway backends: each turns a GenerationRequest into a GenerationResult."""

@@ -1,0 +1,234 @@
+from google.protobuf import struct_pb2 as _struct_pb2
+from lats_pb import environment_pb2 as _environment_pb2
+from lats_pb import llm_pb2 as _llm_pb2
+from google.protobuf.internal import containers as _containers
+from google.protobuf.internal import enum_type_wrapper as _enum_type_wrapper
+from google.protobuf import descriptor as _descriptor
+from google.protobuf import message as _message
+from collections.abc import Iterable as _Iterable, Mapping as _Mapping
+from typing import ClassVar as _ClassVar, Optional as _Optional, Union as _Union
+
+DESCRIPTOR: _descriptor.FileDescriptor
+
+class RunStatus(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
+    __slots__ = ()
+    RUN_STATUS_UNSPECIFIED: _ClassVar[RunStatus]
+    RUN_STATUS_RUNNING: _ClassVar[RunStatus]
+    RUN_STATUS_SOLVED: _ClassVar[RunStatus]
+    RUN_STATUS_FAILED: _ClassVar[RunStatus]
+    RUN_STATUS_ERROR: _ClassVar[RunStatus]
+RUN_STATUS_UNSPECIFIED: RunStatus
+RUN_STATUS_RUNNING: RunStatus
+RUN_STATUS_SOLVED: RunStatus
+RUN_STATUS_FAILED: RunStatus
+RUN_STATUS_ERROR: RunStatus
+
+class SearchConfig(_message.Message):
+    __slots__ = ("method", "n_samples", "iterations", "max_depth", "exploration_weight", "value_weight", "reflection", "simulate", "temperature", "seed", "model", "max_reflections", "budget", "value_samples")
+    METHOD_FIELD_NUMBER: _ClassVar[int]
+    N_SAMPLES_FIELD_NUMBER: _ClassVar[int]
+    ITERATIONS_FIELD_NUMBER: _ClassVar[int]
+    MAX_DEPTH_FIELD_NUMBER: _ClassVar[int]
+    EXPLORATION_WEIGHT_FIELD_NUMBER: _ClassVar[int]
+    VALUE_WEIGHT_FIELD_NUMBER: _ClassVar[int]
+    REFLECTION_FIELD_NUMBER: _ClassVar[int]
+    SIMULATE_FIELD_NUMBER: _ClassVar[int]
+    TEMPERATURE_FIELD_NUMBER: _ClassVar[int]
+    SEED_FIELD_NUMBER: _ClassVar[int]
+    MODEL_FIELD_NUMBER: _ClassVar[int]
+    MAX_REFLECTIONS_FIELD_NUMBER: _ClassVar[int]
+    BUDGET_FIELD_NUMBER: _ClassVar[int]
+    VALUE_SAMPLES_FIELD_NUMBER: _ClassVar[int]
+    method: str
+    n_samples: int
+    iterations: int
+    max_depth: int
+    exploration_weight: float
+    value_weight: float
+    reflection: bool
+    simulate: bool
+    temperature: float
+    seed: int
+    model: str
+    max_reflections: int
+    budget: _llm_pb2.Budget
+    value_samples: int
+    def __init__(self, method: _Optional[str] = ..., n_samples: _Optional[int] = ..., iterations: _Optional[int] = ..., max_depth: _Optional[int] = ..., exploration_weight: _Optional[float] = ..., value_weight: _Optional[float] = ..., reflection: _Optional[bool] = ..., simulate: _Optional[bool] = ..., temperature: _Optional[float] = ..., seed: _Optional[int] = ..., model: _Optional[str] = ..., max_reflections: _Optional[int] = ..., budget: _Optional[_Union[_llm_pb2.Budget, _Mapping]] = ..., value_samples: _Optional[int] = ...) -> None: ...
+
+class SolveRequest(_message.Message):
+    __slots__ = ("env_address", "task_id", "inline_task", "config", "run_id")
+    ENV_ADDRESS_FIELD_NUMBER: _ClassVar[int]
+    TASK_ID_FIELD_NUMBER: _ClassVar[int]
+    INLINE_TASK_FIELD_NUMBER: _ClassVar[int]
+    CONFIG_FIELD_NUMBER: _ClassVar[int]
+    RUN_ID_FIELD_NUMBER: _ClassVar[int]
+    env_address: str
+    task_id: str
+    inline_task: _struct_pb2.Struct
+    config: SearchConfig
+    run_id: str
+    def __init__(self, env_address: _Optional[str] = ..., task_id: _Optional[str] = ..., inline_task: _Optional[_Union[_struct_pb2.Struct, _Mapping]] = ..., config: _Optional[_Union[SearchConfig, _Mapping]] = ..., run_id: _Optional[str] = ...) -> None: ...
+
+class Node(_message.Message):
+    __slots__ = ("id", "parent_id", "depth", "action", "observation", "reward", "terminal", "invalid_action", "visits", "value", "lm_score", "sc_score", "sample_count")
+    ID_FIELD_NUMBER: _ClassVar[int]
+    PARENT_ID_FIELD_NUMBER: _ClassVar[int]
+    DEPTH_FIELD_NUMBER: _ClassVar[int]
+    ACTION_FIELD_NUMBER: _ClassVar[int]
+    OBSERVATION_FIELD_NUMBER: _ClassVar[int]
+    REWARD_FIELD_NUMBER: _ClassVar[int]
+    TERMINAL_FIELD_NUMBER: _ClassVar[int]
+    INVALID_ACTION_FIELD_NUMBER: _ClassVar[int]
+    VISITS_FIELD_NUMBER: _ClassVar[int]
+    VALUE_FIELD_NUMBER: _ClassVar[int]
+    LM_SCORE_FIELD_NUMBER: _ClassVar[int]
+    SC_SCORE_FIELD_NUMBER: _ClassVar[int]
+    SAMPLE_COUNT_FIELD_NUMBER: _ClassVar[int]
+    id: str
+    parent_id: str
+    depth: int
+    action: str
+    observation: str
+    reward: float
+    terminal: bool
+    invalid_action: bool
+    visits: int
+    value: float
+    lm_score: float
+    sc_score: float
+    sample_count: int
+    def __init__(self, id: _Optional[str] = ..., parent_id: _Optional[str] = ..., depth: _Optional[int] = ..., action: _Optional[str] = ..., observation: _Optional[str] = ..., reward: _Optional[float] = ..., terminal: _Optional[bool] = ..., invalid_action: _Optional[bool] = ..., visits: _Optional[int] = ..., value: _Optional[float] = ..., lm_score: _Optional[float] = ..., sc_score: _Optional[float] = ..., sample_count: _Optional[int] = ...) -> None: ...
+
+class RunResult(_message.Message):
+    __slots__ = ("status", "actions", "final_observation", "reward", "score", "scored", "usage", "iterations", "nodes_expanded", "nodes", "wall_seconds", "error", "reward_mode", "model", "config", "environment", "task_id")
+    STATUS_FIELD_NUMBER: _ClassVar[int]
+    ACTIONS_FIELD_NUMBER: _ClassVar[int]
+    FINAL_OBSERVATION_FIELD_NUMBER: _ClassVar[int]
+    REWARD_FIELD_NUMBER: _ClassVar[int]
+    SCORE_FIELD_NUMBER: _ClassVar[int]
+    SCORED_FIELD_NUMBER: _ClassVar[int]
+    USAGE_FIELD_NUMBER: _ClassVar[int]
+    ITERATIONS_FIELD_NUMBER: _ClassVar[int]
+    NODES_EXPANDED_FIELD_NUMBER: _ClassVar[int]
+    NODES_FIELD_NUMBER: _ClassVar[int]
+    WALL_SECONDS_FIELD_NUMBER: _ClassVar[int]
+    ERROR_FIELD_NUMBER: _ClassVar[int]
+    REWARD_MODE_FIELD_NUMBER: _ClassVar[int]
+    MODEL_FIELD_NUMBER: _ClassVar[int]
+    CONFIG_FIELD_NUMBER: _ClassVar[int]
+    ENVIRONMENT_FIELD_NUMBER: _ClassVar[int]
+    TASK_ID_FIELD_NUMBER: _ClassVar[int]
+    status: RunStatus
+    actions: _containers.RepeatedScalarFieldContainer[str]
+    final_observation: str
+    reward: float
+    score: _environment_pb2.ScoreResponse
+    scored: bool
+    usage: _llm_pb2.Usage
+    iterations: int
+    nodes_expanded: int
+    nodes: int
+    wall_seconds: float
+    error: str
+    reward_mode: str
+    model: str
+    config: SearchConfig
+    environment: str
+    task_id: str
+    def __init__(self, status: _Optional[_Union[RunStatus, str]] = ..., actions: _Optional[_Iterable[str]] = ..., final_observation: _Optional[str] = ..., reward: _Optional[float] = ..., score: _Optional[_Union[_environment_pb2.ScoreResponse, _Mapping]] = ..., scored: _Optional[bool] = ..., usage: _Optional[_Union[_llm_pb2.Usage, _Mapping]] = ..., iterations: _Optional[int] = ..., nodes_expanded: _Optional[int] = ..., nodes: _Optional[int] = ..., wall_seconds: _Optional[float] = ..., error: _Optional[str] = ..., reward_mode: _Optional[str] = ..., model: _Optional[str] = ..., config: _Optional[_Union[SearchConfig, _Mapping]] = ..., environment: _Optional[str] = ..., task_id: _Optional[str] = ...) -> None: ...
+
+class SearchEvent(_message.Message):
+    __slots__ = ("run_id", "seq", "started", "iteration", "selected", "node_added", "node_evaluated", "reflection", "backpropagated", "terminal", "finished")
+    RUN_ID_FIELD_NUMBER: _ClassVar[int]
+    SEQ_FIELD_NUMBER: _ClassVar[int]
+    STARTED_FIELD_NUMBER: _ClassVar[int]
+    ITERATION_FIELD_NUMBER: _ClassVar[int]
+    SELECTED_FIELD_NUMBER: _ClassVar[int]
+    NODE_ADDED_FIELD_NUMBER: _ClassVar[int]
+    NODE_EVALUATED_FIELD_NUMBER: _ClassVar[int]
+    REFLECTION_FIELD_NUMBER: _ClassVar[int]
+    BACKPROPAGATED_FIELD_NUMBER: _ClassVar[int]
+    TERMINAL_FIELD_NUMBER: _ClassVar[int]
+    FINISHED_FIELD_NUMBER: _ClassVar[int]
+    run_id: str
+    seq: int
+    started: RunStarted
+    iteration: IterationStarted
+    selected: NodeSelected
+    node_added: Node
+    node_evaluated: Node
+    reflection: ReflectionAdded
+    backpropagated: Backpropagated
+    terminal: Node
+    finished: RunResult
+    def __init__(self, run_id: _Optional[str] = ..., seq: _Optional[int] = ..., started: _Optional[_Union[RunStarted, _Mapping]] = ..., iteration: _Optional[_Union[IterationStarted, _Mapping]] = ..., selected: _Optional[_Union[NodeSelected, _Mapping]] = ..., node_added: _Optional[_Union[Node, _Mapping]] = ..., node_evaluated: _Optional[_Union[Node, _Mapping]] = ..., reflection: _Optional[_Union[ReflectionAdded, _Mapping]] = ..., backpropagated: _Optional[_Union[Backpropagated, _Mapping]] = ..., terminal: _Optional[_Union[Node, _Mapping]] = ..., finished: _Optional[_Union[RunResult, _Mapping]] = ...) -> None: ...
+
+class RunStarted(_message.Message):
+    __slots__ = ("task_id", "task", "config", "environment", "reward_mode")
+    TASK_ID_FIELD_NUMBER: _ClassVar[int]
+    TASK_FIELD_NUMBER: _ClassVar[int]
+    CONFIG_FIELD_NUMBER: _ClassVar[int]
+    ENVIRONMENT_FIELD_NUMBER: _ClassVar[int]
+    REWARD_MODE_FIELD_NUMBER: _ClassVar[int]
+    task_id: str
+    task: str
+    config: SearchConfig
+    environment: str
+    reward_mode: str
+    def __init__(self, task_id: _Optional[str] = ..., task: _Optional[str] = ..., config: _Optional[_Union[SearchConfig, _Mapping]] = ..., environment: _Optional[str] = ..., reward_mode: _Optional[str] = ...) -> None: ...
+
+class IterationStarted(_message.Message):
+    __slots__ = ("iteration",)
+    ITERATION_FIELD_NUMBER: _ClassVar[int]
+    iteration: int
+    def __init__(self, iteration: _Optional[int] = ...) -> None: ...
+
+class NodeSelected(_message.Message):
+    __slots__ = ("node_id", "iteration")
+    NODE_ID_FIELD_NUMBER: _ClassVar[int]
+    ITERATION_FIELD_NUMBER: _ClassVar[int]
+    node_id: str
+    iteration: int
+    def __init__(self, node_id: _Optional[str] = ..., iteration: _Optional[int] = ...) -> None: ...
+
+class ReflectionAdded(_message.Message):
+    __slots__ = ("node_id", "text")
+    NODE_ID_FIELD_NUMBER: _ClassVar[int]
+    TEXT_FIELD_NUMBER: _ClassVar[int]
+    node_id: str
+    text: str
+    def __init__(self, node_id: _Optional[str] = ..., text: _Optional[str] = ...) -> None: ...
+
+class Backpropagated(_message.Message):
+    __slots__ = ("leaf_id", "reward", "path")
+    LEAF_ID_FIELD_NUMBER: _ClassVar[int]
+    REWARD_FIELD_NUMBER: _ClassVar[int]
+    PATH_FIELD_NUMBER: _ClassVar[int]
+    leaf_id: str
+    reward: float
+    path: _containers.RepeatedCompositeFieldContainer[Node]
+    def __init__(self, leaf_id: _Optional[str] = ..., reward: _Optional[float] = ..., path: _Optional[_Iterable[_Union[Node, _Mapping]]] = ...) -> None: ...
+
+class GetRunRequest(_message.Message):
+    __slots__ = ("run_id",)
+    RUN_ID_FIELD_NUMBER: _ClassVar[int]
+    run_id: str
+    def __init__(self, run_id: _Optional[str] = ...) -> None: ...
+
+class Run(_message.Message):
+    __slots__ = ("run_id", "status", "result", "nodes", "reflections", "task_id", "created_at")
+    RUN_ID_FIELD_NUMBER: _ClassVar[int]
+    STATUS_FIELD_NUMBER: _ClassVar[int]
+    RESULT_FIELD_NUMBER: _ClassVar[int]
+    NODES_FIELD_NUMBER: _ClassVar[int]
+    REFLECTIONS_FIELD_NUMBER: _ClassVar[int]
+    TASK_ID_FIELD_NUMBER: _ClassVar[int]
+    CREATED_AT_FIELD_NUMBER: _ClassVar[int]
+    run_id: str
+    status: RunStatus
+    result: RunResult
+    nodes: _containers.RepeatedCompositeFieldContainer[Node]
+    reflections: _containers.RepeatedScalarFieldContainer[str]
+    task_id: str
+    created_at: str
+    def __init__(self, run_id: _Optional[str] = ..., status: _Optional[_Union[RunStatus, str]] = ..., result: _Optional[_Union[RunResult, _Mapping]] = ..., nodes: _Optional[_Iterable[_Union[Node, _Mapping]]] = ..., reflections: _Optional[_Iterable[str]] = ..., task_id: _Optional[str] = ..., created_at: _Optional[str] = ...) -> None: ...
