@@ -1,0 +1,133 @@
+"""`lats serve planner` and `lats solve`."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import sys
+from pathlib import Path
+
+import click
+import grpc
+from google.protobuf import json_format
+
+from lats.serving import ServerOptions, ServiceSpec, serve_forever
+from lats_pb import llm_pb2, planner_pb2, planner_pb2_grpc
+
+from planner.event_printer import EventPrinter
+
+
+def _default_db() -> str:
+    return str(Path.home() / ".local" / "share" / "lats" / "runs.sqlite3")
+
+
+@click.command()
+@click.option("--host", default="127.0.0.1", envvar="LATS_HOST", show_default=True)
+@click.option("--port", default=50053, type=int, envvar="LATS_PORT", show_default=True,
+              help="0 picks a free port.")
+@click.option("--gateway", required=True, envvar="LATS_GATEWAY",
+              help="host:port of the LLM gateway.")
+@click.option("--db", default=_default_db, envvar="LATS_PLANNER_DB",
+              show_default="~/.local/share/lats/runs.sqlite3", help="SQLite file for runs.")
+@click.option("--max-runs", default=8, type=int, envvar="LATS_MAX_RUNS", show_default=True,
+              help="Searches that may run at once.")
+@click.option("--env-timeout", default=120.0, type=float, envvar="LATS_ENV_TIMEOUT",
+              show_default=True, help="Deadline (s) of each environment call.")
+@click.option("--model-timeout", default=600.0, type=float, envvar="LATS_MODEL_TIMEOUT",
+              show_default=True, help="Deadline (s) of each model call.")
+@click.option("--deadline", default=60.0, type=float, envvar="LATS_DEADLINE", show_default=True,
+              help="Server-side deadline (s) for unary calls.")
+def serve_planner(host, port, gateway, db, max_runs, env_timeout, model_timeout, deadline):
+    """Run the planner service (LATS search over any environment server)."""
+    from llm_gateway.client import GatewayClient
+    from planner.run_store import RunStore
+    from planner.service import PlannerServicer, PlannerSettings
+
+    async def main() -> None:
+        store = RunStore(db)
+        client = GatewayClient(gateway, timeout=model_timeout)
+        servicer = PlannerServicer(client, store, PlannerSettings(env_timeout, max_runs))
+
+        async def stopping() -> None:
+            await client.close()
+
+        spec = ServiceSpec(
+            planner_pb2.DESCRIPTOR.services_by_name["Planner"].full_name,
+            lambda server: planner_pb2_grpc.add_PlannerServicer_to_server(servicer, server))
+        try:
+            await serve_forever([spec], ServerOptions(address=f"{host}:{port}",
+                                                      unary_deadline_seconds=deadline),
+                                on_stopping=stopping)
+        finally:
+            store.close()
+
+    asyncio.run(main())
+
+
+def _solve_request(env, task, run_id, n, k, depth, w, lam, temperature, seed, reflection,
+                   model, max_calls, max_tokens) -> planner_pb2.SolveRequest:
+    config = planner_pb2.SearchConfig(
+        n_samples=n or 0, iterations=k or 0, max_depth=depth or 0, temperature=temperature or 0.0,
+        seed=seed, model=model or "")
+    if w is not None:
+        config.exploration_weight = w
+    if lam is not None:
+        config.value_weight = lam
+    if reflection is not None:
+        config.reflection = reflection
+    if max_calls or max_tokens:
+        config.budget.CopyFrom(llm_pb2.Budget(max_calls=max_calls or 0,
+                                              max_total_tokens=max_tokens or 0))
+    return planner_pb2.SolveRequest(env_address=env, task_id=task, config=config,
+                                    run_id=run_id or "")
+
+
+@click.command()
+@click.option("--planner", "planner_address", required=True, envvar="LATS_PLANNER",
+              help="host:port of the planner.")
+@click.option("--env", "env_address", required=True, envvar="LATS_ENV",
+              help="host:port of the environment server.")
+@click.option("--task", "task_id", required=True, help="Task id (see the environment's ListTasks).")
+@click.option("--run-id", default=None, help="Name the run (default: generated).")
+@click.option("-n", "--n-samples", type=int, default=None, help="Actions sampled per expansion (n).")
+@click.option("-k", "--iterations", type=int, default=None, help="MCTS iterations (k).")
+@click.option("-d", "--max-depth", type=int, default=None, help="Depth limit (d).")
+@click.option("-w", "--exploration-weight", type=float, default=None, help="UCT weight w.")
+@click.option("--lambda", "value_weight", type=float, default=None,
+              help="V = lambda*LM + (1-lambda)*SC.")
+@click.option("--temperature", type=float, default=None)
+@click.option("--seed", type=int, default=0, show_default=True)
+@click.option("--reflection/--no-reflection", default=None)
+@click.option("--model", default=None, help="Model name passed to the gateway.")
+@click.option("--max-calls", type=int, default=None, help="Model-call budget of the run.")
+@click.option("--max-tokens", type=int, default=None, help="Token budget of the run.")
+@click.option("--json", "as_json", is_flag=True, help="Print events as JSON lines.")
+@click.option("--timeout", type=float, default=3600.0, show_default=True,
+              help="Give up on the whole search after this many seconds.")
+def solve(planner_address, env_address, task_id, run_id, n_samples, iterations, max_depth,
+          exploration_weight, value_weight, temperature, seed, reflection, model, max_calls,
+          max_tokens, as_json, timeout):
+    """Search one task and print the search as it grows."""
+    request = _solve_request(env_address, task_id, run_id, n_samples, iterations, max_depth,
+                             exploration_weight, value_weight, temperature, seed, reflection,
+                             model, max_calls, max_tokens)
+
+    async def main() -> int:
+        printer = EventPrinter(sys.stdout)
+        async with grpc.aio.insecure_channel(planner_address) as channel:
+            stub = planner_pb2_grpc.PlannerStub(channel)
+            status = planner_pb2.RUN_STATUS_ERROR
+            try:
+                async for event in stub.Solve(request, timeout=timeout):
+                    if as_json:
+                        click.echo(json.dumps(json_format.MessageToDict(event)))
+                    else:
+                        printer.print(event)
+                    if event.HasField("finished"):
+                        status = event.finished.status
+            except grpc.aio.AioRpcError as exc:
+                click.echo(f"error: {exc.code().name}: {exc.details()}", err=True)
+                return 2
+        return 0 if status != planner_pb2.RUN_STATUS_ERROR else 1
+
+    sys.exit(asyncio.run(main()))

@@ -1,0 +1,81 @@
+"""Human-readable rendering of a streamed search (what `lats solve` prints)."""
+
+from __future__ import annotations
+
+from typing import TextIO
+
+from lats_pb import planner_pb2 as pb
+
+_STATUS_NAMES = {pb.RUN_STATUS_SOLVED: "SOLVED", pb.RUN_STATUS_FAILED: "FAILED",
+                 pb.RUN_STATUS_ERROR: "ERROR", pb.RUN_STATUS_RUNNING: "RUNNING"}
+
+
+def _short(text: str, width: int = 90) -> str:
+    flat = " ".join(text.split())
+    return flat if len(flat) <= width else flat[: width - 1] + "…"
+
+
+class EventPrinter:
+    """Prints one line (or a few) per SearchEvent, indented by tree depth."""
+
+    def __init__(self, out: TextIO):
+        self.out = out
+
+    def _line(self, text: str) -> None:
+        self.out.write(text + "\n")
+        self.out.flush()
+
+    def print(self, event: pb.SearchEvent) -> None:
+        kind = event.WhichOneof("event")
+        handler = getattr(self, f"_on_{kind}", None)
+        if handler is not None:
+            handler(getattr(event, kind), event)
+
+    def _on_started(self, e: pb.RunStarted, event: pb.SearchEvent) -> None:
+        c = e.config
+        self._line(f"run {event.run_id} on {e.environment} task {e.task_id} "
+                   f"(mode {e.reward_mode or 'none'}; n={c.n_samples} k={c.iterations} "
+                   f"d={c.max_depth} w={c.exploration_weight:g} lambda={c.value_weight:g})")
+        self._line(f"task: {_short(e.task, 200)}")
+
+    def _on_iteration(self, e: pb.IterationStarted, event) -> None:
+        self._line(f"— iteration {e.iteration}")
+
+    def _on_selected(self, e: pb.NodeSelected, event) -> None:
+        self._line(f"  select {e.node_id} → expand")
+
+    def _on_node_added(self, n: pb.Node, event) -> None:
+        pad = "  " * n.depth
+        flag = " [invalid]" if n.invalid_action else ""
+        self._line(f"{pad}+ {n.id} ×{n.sample_count} {_short(n.action, 70)!r} → "
+                   f"{_short(n.observation, 60)}{flag}")
+
+    def _on_node_evaluated(self, n: pb.Node, event) -> None:
+        pad = "  " * n.depth
+        lm = f"lm {n.lm_score:.2f} " if n.lm_score >= 0 else ""
+        self._line(f"{pad}  {n.id} value {n.value:.2f} ({lm}sc {n.sc_score:.2f})")
+
+    def _on_terminal(self, n: pb.Node, event) -> None:
+        self._line(f"{'  ' * n.depth}! terminal {n.id} reward {n.reward:g}: {_short(n.observation, 70)}")
+
+    def _on_reflection(self, e: pb.ReflectionAdded, event) -> None:
+        self._line(f"  reflection on {e.node_id}: {_short(e.text, 160)}")
+
+    def _on_backpropagated(self, e: pb.Backpropagated, event) -> None:
+        stats = " ".join(f"{n.id}:N={n.visits},V={n.value:.2f}" for n in e.path)
+        self._line(f"  backprop r={e.reward:g}: {stats}")
+
+    def _on_finished(self, r: pb.RunResult, event) -> None:
+        self._line(f"== {_STATUS_NAMES.get(r.status, '?')} after {r.iterations} iterations, "
+                   f"{r.nodes_expanded} expansions, {r.nodes} nodes ({r.error})")
+        for i, action in enumerate(r.actions, start=1):
+            self._line(f"   {i}. {action}")
+        if r.final_observation:
+            self._line(f"   final: {_short(r.final_observation, 120)}")
+        if r.scored:
+            self._line(f"   verified by the environment: score {r.score.score:g} "
+                       f"success={r.score.success} {_short(r.score.details, 80)}")
+        u = r.usage
+        self._line(f"   cost: {u.calls} LLM calls, {u.prompt_tokens} prompt + "
+                   f"{u.completion_tokens} completion tokens, {r.wall_seconds:.1f}s wall; "
+                   f"model {r.model or '?'}, mode {r.reward_mode}")

@@ -1,0 +1,82 @@
+"""The planner's view of the model: n completions of chat messages, with usage.
+
+`ModelClient` is the interface the search core depends on; `GatewayModel`
+implements it over the LLM gateway's gRPC API. Usage is summed per run here
+so every result can report its own calls and tokens.
+"""
+
+from __future__ import annotations
+
+import abc
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+
+@dataclass
+class UsageTotals:
+    calls: int = 0
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+
+    def add(self, calls: int, prompt_tokens: int, completion_tokens: int) -> None:
+        self.calls += calls
+        self.prompt_tokens += prompt_tokens
+        self.completion_tokens += completion_tokens
+
+
+@dataclass(frozen=True)
+class SamplingParams:
+    n: int = 1
+    temperature: float = 1.0
+    stop: tuple[str, ...] = ()
+    max_tokens: int = 256
+    seed: int | None = None
+    purpose: str = ""
+
+
+class BudgetExhausted(Exception):
+    """The run's model budget is spent; the search must stop."""
+
+
+class ModelClient(abc.ABC):
+    """Generates completions; accumulates usage in `self.usage`."""
+
+    def __init__(self) -> None:
+        self.usage = UsageTotals()
+
+    @abc.abstractmethod
+    async def complete(self, messages: Sequence[tuple[str, str]], params: SamplingParams) -> list[str]:
+        """Returns params.n completions; raises BudgetExhausted when the budget is spent."""
+
+
+class GatewayModel(ModelClient):
+    """A ModelClient backed by the LLM gateway service."""
+
+    def __init__(self, gateway, run_id: str, model: str = "", budget=None):
+        super().__init__()
+        self._gateway = gateway  # llm_gateway.client.GatewayClient
+        self._run_id = run_id
+        self._model = model
+        self._budget = budget
+        self.model_name = model  # replaced by what the gateway reports
+
+
+    async def complete(self, messages, params: SamplingParams) -> list[str]:
+        import grpc
+
+        try:
+            response = await self._gateway.generate(
+                list(messages), n=params.n, temperature=params.temperature,
+                stop=list(params.stop), max_tokens=params.max_tokens, seed=params.seed,
+                purpose=params.purpose, run_id=self._run_id, budget=self._budget,
+                model=self._model,
+            )
+        except grpc.aio.AioRpcError as exc:
+            if exc.code() == grpc.StatusCode.RESOURCE_EXHAUSTED:
+                raise BudgetExhausted(exc.details()) from exc
+            raise
+        if response.model or response.backend:
+            self.model_name = f"{response.backend}:{response.model}".strip(":")
+        self.usage.add(response.usage.calls or 1, response.usage.prompt_tokens,
+                       response.usage.completion_tokens)
+        return [choice.text for choice in response.choices]

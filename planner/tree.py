@@ -1,0 +1,116 @@
+"""Search-tree nodes, the UCT selection rule and backpropagation.
+
+Statistics follow the LATS paper (Zhou et al., 2024, Algorithm 1):
+
+  selection        UCT(s) = V(s) + w * sqrt( ln N(p) / N(s) )          (p = parent)
+  backpropagation  N(s) <- N(s) + 1
+                   V(s) <- ( V_old(s) * (N(s) - 1) + r ) / N(s)       (running mean)
+
+A node's evaluation (planner.evaluation) is its first estimate of V and counts
+as its first observation, so a freshly evaluated node has N = 1 and V = V_eval.
+This keeps UCT finite for new children and lets the value function order them,
+and each later backpropagated reward moves V by the running-mean rule above.
+The root starts with N = 1 and V = 0 (it is never evaluated).
+
+A node is *exhausted* when nothing below it can be explored any more: it is
+terminal, it sits at the depth limit, or it was expanded and every child is
+exhausted. Selection never descends into exhausted nodes, so a tree whose every
+branch is finished ends the search instead of spinning.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+
+NOT_EVALUATED = -1.0
+
+
+@dataclass(eq=False)
+class Node:
+    """One state of the environment, reached by `action` from `parent`."""
+
+    id: str
+    parent: Node | None = None
+    depth: int = 0
+    action: str = ""
+    observation: str = ""
+    reward: float = 0.0          # raw environment reward of the step into this node
+    terminal: bool = False       # terminated or truncated by the environment
+    invalid_action: bool = False
+    blob: bytes = b""            # environment snapshot of this state
+    children: list[Node] = field(default_factory=list)
+    expanded: bool = False
+    exhausted: bool = False
+    visits: int = 0              # N(s)
+    value: float = 0.0           # V(s), the running mean
+    lm_score: float = NOT_EVALUATED  # LM value in [0, 1]
+    sc_score: float = 0.0        # self-consistency share in [0, 1]
+    sample_count: int = 0        # samples (of n) that proposed this action
+
+    def path(self) -> list[Node]:
+        """Nodes from the root down to this one, inclusive."""
+        nodes: list[Node] = []
+        node: Node | None = self
+        while node is not None:
+            nodes.append(node)
+            node = node.parent
+        return nodes[::-1]
+
+    def trajectory(self) -> list[Node]:
+        """The steps taken to reach this node (the path without the root)."""
+        return self.path()[1:]
+
+    def walk(self) -> Iterator[Node]:
+        """This node and all its descendants, depth-first, children in order."""
+        yield self
+        for child in self.children:
+            yield from child.walk()
+
+
+SelectionRule = Callable[[Node, Node], float]
+
+
+def uct_rule(exploration_weight: float) -> SelectionRule:
+    """UCT(s) = V(s) + w * sqrt(ln N(p) / N(s)); needs N(s) >= 1, N(p) >= 1."""
+
+    def uct(parent: Node, child: Node) -> float:
+        exploration = math.sqrt(math.log(max(parent.visits, 1)) / max(child.visits, 1))
+        return child.value + exploration_weight * exploration
+
+    return uct
+
+
+def select_leaf(root: Node, rule: SelectionRule) -> Node | None:
+    """Descends from the root by `rule` to a node that is not yet expanded.
+
+    Only children that are not exhausted are candidates; ties go to the earlier
+    child. Returns None when the whole tree is exhausted.
+    """
+    node = root
+    while node.expanded:
+        candidates = [c for c in node.children if not c.exhausted]
+        if not candidates:  # cannot happen if mark_exhausted is kept up to date
+            node.exhausted = True
+            return None if node is root else select_leaf(root, rule)
+        node = max(candidates, key=lambda child: rule(node, child))
+    return None if node.exhausted else node
+
+
+def mark_exhausted(node: Node) -> None:
+    """Marks `node` exhausted and propagates to ancestors whose children all are."""
+    node.exhausted = True
+    parent = node.parent
+    while parent is not None and parent.expanded and all(c.exhausted for c in parent.children):
+        parent.exhausted = True
+        parent = parent.parent
+
+
+def backpropagate(leaf: Node, reward: float) -> list[Node]:
+    """Adds `reward` to every node from `leaf` up to the root; returns root..leaf."""
+    path = leaf.path()
+    for node in path:
+        node.visits += 1
+        node.value += (reward - node.value) / node.visits
+    return path
