@@ -1,29 +1,55 @@
 # Developer entry points. `make help` lists them.
-PYTHON ?= python3
+# Everything runs inside a project-local virtual environment (.venv) that
+# `make setup` creates, so a fresh machine needs nothing installed by hand.
+SYSTEM_PYTHON ?= python3
+VENV ?= .venv
+PY := $(VENV)/bin/python
+export PATH := $(abspath $(VENV))/bin:$(PATH)
 PROTO_SRC := protos
 PROTO_OUT := protos/gen
 PROTOS := $(wildcard $(PROTO_SRC)/lats_pb/*.proto)
 ADDR ?= 127.0.0.1:50051
+PYTEST_ARGS ?=
 
-.PHONY: help setup protos test test-all conformance demo bench clean
+.PHONY: help setup protos test test-fast conformance demo bench clean
 
 help:
-	@echo "make setup        install the project and its dependencies (apt + pip + model)"
-	@echo "make demo         run the main job: a real LATS search across three services"
-	@echo "make test         run the test suite (what CI runs)"
+	@echo "make demo         set up (once) and run the main job: a real LATS search across three services"
+	@echo "make test         set up (once) and run the whole test suite (what CI runs)"
+	@echo "make setup        install system packages, the project and its dependencies into $(VENV)"
 	@echo "make protos       regenerate protos/gen from protos/lats_pb/*.proto"
-	@echo "make conformance ADDR=host:port   run the environment conformance kit"
+	@echo "make conformance ADDR=host:port   run the environment conformance kit against a server"
 	@echo "make bench        print throughput figures (expansions/s, Step round trip)"
 
-protos:
+$(PY):
+	$(SYSTEM_PYTHON) -m venv $(VENV)
+	$(PY) -m pip install --quiet --upgrade pip
+
+setup: $(PY)
+	bash scripts/install_system_packages.sh
+	$(PY) -m pip install --quiet --progress-bar off -e '.[test]'
+
+protos: $(PY)
 	rm -rf $(PROTO_OUT)/lats_pb
 	mkdir -p $(PROTO_OUT)/lats_pb
-	$(PYTHON) -m grpc_tools.protoc -I $(PROTO_SRC) --python_out=$(PROTO_OUT) \
+	$(PY) -m grpc_tools.protoc -I $(PROTO_SRC) --python_out=$(PROTO_OUT) \
 	  --pyi_out=$(PROTO_OUT) --grpc_python_out=$(PROTO_OUT) $(PROTOS)
 	touch $(PROTO_OUT)/lats_pb/__init__.py
 
+test: setup
+	$(PY) -m pytest -q -ra $(PYTEST_ARGS)
+
+test-fast: setup
+	$(PY) -m pytest -q -ra -m "not slow_model" $(PYTEST_ARGS)
+
+demo: setup
+	$(PY) -m lats demo
+
+bench: setup
+	$(PY) bench/bench_search_throughput.py
+
 conformance:
-	lats conformance $(ADDR)
+	$(PY) -m lats conformance $(ADDR)
 
 clean:
 	rm -rf build dist *.egg-info .pytest_cache

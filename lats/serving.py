@@ -133,9 +133,13 @@ async def serve_forever(
     services: Iterable[ServiceSpec],
     options: ServerOptions,
     on_started: Callable[[RunningServer], Awaitable[None] | None] | None = None,
-    on_stopping: Callable[[], Awaitable[None]] | None = None,
+    on_stopped: Callable[[], Awaitable[None]] | None = None,
 ) -> None:
-    """Runs a server until SIGTERM/SIGINT, then shuts down gracefully."""
+    """Runs a server until SIGTERM/SIGINT, then shuts down gracefully.
+
+    `on_stopped` runs after in-flight calls have finished (or the grace period
+    ran out), to release what the servicers hold.
+    """
     running = await start_server(services, options)
     names = ", ".join(s.full_name for s in services) if isinstance(services, list) else ""
     log.info("listening on %s (%s)", bound_address(options.address, running.port), names)
@@ -152,9 +156,9 @@ async def serve_forever(
     stopper = asyncio.create_task(stop.wait())
     await asyncio.wait({waiter, stopper}, return_when=asyncio.FIRST_COMPLETED)
     log.info("shutting down (grace %.1fs)", options.grace_seconds)
-    if on_stopping is not None:
-        await on_stopping()
     await running.stop(options.grace_seconds)
+    if on_stopped is not None:
+        await on_stopped()
     for task in (waiter, stopper):
         task.cancel()
     log.info("stopped")

@@ -85,5 +85,9 @@ class Backend(abc.ABC):
     def max_concurrency(self) -> int:
         return 0
 
+    async def load(self) -> None:
+        """Gets ready to serve (e.g. loads weights) so a broken backend fails at
+        start-up rather than on the first call; raises on failure. Idempotent."""
+
     async def aclose(self) -> None:
         """Releases connections, processes or files. Idempotent."""

@@ -1,0 +1,127 @@
+"""Starting LATS services as separate processes (demo, end-to-end tests, benchmarks).
+
+`start_service(args)` runs `python -m lats serve ...ARGS --port 0` in a new
+process, reads the address it prints ("listening on HOST:PORT"), waits until
+its health check answers SERVING, and returns a handle whose `stop()` sends
+SIGTERM and waits for a clean exit.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import re
+import subprocess
+import sys
+import threading
+import time
+from collections import deque
+from dataclasses import dataclass, field
+
+import grpc
+from grpc_health.v1 import health_pb2, health_pb2_grpc
+
+_LISTENING = re.compile(r"listening on (\S+:\d+)")
+
+
+class ServiceStartError(RuntimeError):
+    """A service process exited or did not become healthy in time."""
+
+
+@dataclass
+class ServiceProcess:
+    name: str
+    process: subprocess.Popen
+    address: str
+    output: deque = field(default_factory=lambda: deque(maxlen=200))
+
+    def stop(self, timeout: float = 15.0) -> int:
+        """SIGTERM, wait for exit (SIGKILL after `timeout`); returns the exit code."""
+        if self.process.poll() is None:
+            self.process.terminate()
+            try:
+                self.process.wait(timeout)
+            except subprocess.TimeoutExpired:
+                self.process.kill()
+                self.process.wait()
+        return self.process.returncode
+
+    def log_tail(self) -> str:
+        return "".join(self.output)
+
+
+def _pump(stream, sink: deque, echo) -> None:
+    for line in iter(stream.readline, ""):
+        sink.append(line)
+        if echo is not None:
+            echo.write(line)
+            echo.flush()
+
+
+def wait_healthy(address: str, timeout: float) -> None:
+    deadline = time.monotonic() + timeout
+    with grpc.insecure_channel(address) as channel:
+        stub = health_pb2_grpc.HealthStub(channel)
+        while True:
+            try:
+                reply = stub.Check(health_pb2.HealthCheckRequest(service=""), timeout=2)
+                if reply.status == health_pb2.HealthCheckResponse.SERVING:
+                    return
+            except grpc.RpcError:
+                pass
+            if time.monotonic() > deadline:
+                raise ServiceStartError(f"{address} did not become healthy in {timeout:.0f}s")
+            time.sleep(0.1)
+
+
+def start_service(name: str, args: list[str], *, host: str = "127.0.0.1",
+                  timeout: float = 120.0, env: dict | None = None,
+                  echo=None) -> ServiceProcess:
+    """Starts `lats serve <args> --host HOST --port 0` and waits until it is healthy."""
+    command = [sys.executable, "-m", "lats", "serve", *args, "--host", host, "--port", "0"]
+    process = subprocess.Popen(
+        command, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+        env={**os.environ, "PYTHONUNBUFFERED": "1", **(env or {})})
+    output: deque = deque(maxlen=200)
+    deadline = time.monotonic() + timeout
+    address = None
+    while address is None:
+        line = process.stdout.readline()
+        if not line:
+            process.wait()
+            raise ServiceStartError(
+                f"{name} exited with code {process.returncode}:\n{''.join(output)}")
+        output.append(line)
+        if echo is not None:
+            echo.write(line)
+        match = _LISTENING.search(line)
+        if match:
+            address = match.group(1)
+        elif time.monotonic() > deadline:
+            process.kill()
+            raise ServiceStartError(f"{name} did not start in {timeout:.0f}s:\n{''.join(output)}")
+    threading.Thread(target=_pump, args=(process.stdout, output, echo), daemon=True).start()
+    service = ServiceProcess(name, process, address, output)
+    try:
+        wait_healthy(address, max(5.0, deadline - time.monotonic()))
+    except ServiceStartError:
+        service.stop()
+        raise
+    return service
+
+
+@contextlib.contextmanager
+def running_services(specs: list[tuple[str, list[str]]], **kwargs):
+    """Starts services in order (later args may use "{name}" of earlier ones'
+    addresses) and stops them all, in reverse order, on exit."""
+    started: list[ServiceProcess] = []
+    try:
+        addresses: dict[str, str] = {}
+        for name, args in specs:
+            service = start_service(name, [a.format(**addresses) for a in args], **kwargs)
+            addresses[name] = service.address
+            started.append(service)
+        yield {s.name: s for s in started}
+    finally:
+        for service in reversed(started):
+            service.stop()

@@ -1,0 +1,101 @@
+"""ScriptedBackend: rule matching, n/cycling, stop, max_tokens, no-match."""
+
+import json
+
+import grpc
+import pytest
+
+from llm_gateway.backends.base import FINISH_LENGTH, FINISH_STOP, BackendError, GenerationRequest
+from llm_gateway.backends.scripted import ScriptedBackend
+
+RULES = [
+    {"name": "value", "purpose": "value", "responses": ["Score: 7"]},
+    {"name": "search", "contains": ["Question:", "capital"], "not_contains": ["France"],
+     "responses": ["Thought: look it up\nAction: search[capital]", "Action: finish[Paris]"]},
+    {"name": "france", "contains": ["France"], "responses": ["Action: finish[Paris] done now"]},
+]
+
+
+def request(prompt: str, **kwargs) -> GenerationRequest:
+    return GenerationRequest(messages=(("system", "you are an agent"), ("user", prompt)), **kwargs)
+
+
+async def test_first_matching_rule_answers_and_n_cycles_its_responses():
+    backend = ScriptedBackend(RULES)
+    result = await backend.generate(request("Question: the capital of Peru?", n=3))
+    assert [c.text for c in result.choices] == [
+        "Thought: look it up\nAction: search[capital]",
+        "Action: finish[Paris]",
+        "Thought: look it up\nAction: search[capital]",
+    ]
+    assert all(c.finish_reason == FINISH_STOP for c in result.choices)
+    assert result.prompt_tokens == 4 + 5  # approximate: whitespace words
+    assert result.completion_tokens == 6 + 2 + 6
+
+
+async def test_purpose_and_not_contains_select_rules():
+    backend = ScriptedBackend(RULES)
+    valued = await backend.generate(request("Question: capital of France?", purpose="value"))
+    assert valued.choices[0].text == "Score: 7"
+    france = await backend.generate(request("Question: capital of France?"))
+    assert france.choices[0].text.startswith("Action: finish[Paris]")
+
+
+async def test_matching_uses_the_last_user_message_only():
+    backend = ScriptedBackend(RULES, default="fallback")
+    req = GenerationRequest(messages=(("user", "France"), ("assistant", "ok"), ("user", "next")))
+    result = await backend.generate(req)
+    assert result.choices[0].text == "fallback"
+
+
+async def test_stop_sequence_cuts_at_the_earliest_match():
+    backend = ScriptedBackend(RULES)
+    result = await backend.generate(request("Question: capital?", n=2, stop=("]", "\n")))
+    assert [c.text for c in result.choices] == ["Thought: look it up", "Action: finish[Paris"]
+    assert all(c.finish_reason == FINISH_STOP for c in result.choices)
+
+
+async def test_max_tokens_cuts_words_and_reports_length():
+    backend = ScriptedBackend(RULES)
+    result = await backend.generate(request("France", max_tokens=2))
+    assert result.choices[0].text == "Action: finish[Paris]"
+    assert result.choices[0].finish_reason == FINISH_LENGTH
+    exact = await backend.generate(request("France", max_tokens=4))
+    assert exact.choices[0].finish_reason == FINISH_STOP
+
+
+async def test_no_matching_rule_is_failed_precondition_with_the_prompt_tail():
+    backend = ScriptedBackend(RULES)
+    prompt = "x" * 300 + " tail of the prompt"
+    with pytest.raises(BackendError) as caught:
+        await backend.generate(request(prompt))
+    assert caught.value.code == grpc.StatusCode.FAILED_PRECONDITION
+    assert "no scripted rule matched" in caught.value.message
+    assert "tail of the prompt" in caught.value.message
+    assert "x" * 200 not in caught.value.message
+
+
+def test_rules_load_from_json_files(tmp_path):
+    plain = tmp_path / "rules.json"
+    plain.write_text(json.dumps(RULES))
+    assert [r.name for r in ScriptedBackend.from_file(plain).rules] == ["value", "search", "france"]
+    wrapped = tmp_path / "wrapped.json"
+    wrapped.write_text(json.dumps({"rules": RULES[:1], "default": "hm"}))
+    assert len(ScriptedBackend.from_file(wrapped).rules) == 1
+
+
+@pytest.mark.parametrize(
+    ("content", "fragment"),
+    [
+        ("[{\"name\": \"a\"}]", "needs 'responses'"),
+        ("[{\"name\": \"a\", \"responses\": [\"x\"], \"contain\": []}]", "unknown fields"),
+        ("{not json", "not valid JSON"),
+        ("{\"rules\": [], \"default\": 3}", "'default' must be a string"),
+    ],
+)
+def test_bad_rule_files_are_rejected_with_the_reason(tmp_path, content, fragment):
+    path = tmp_path / "bad.json"
+    path.write_text(content)
+    with pytest.raises(ValueError, match="bad.json") as caught:
+        ScriptedBackend.from_file(path)
+    assert fragment in str(caught.value)
