@@ -6,6 +6,8 @@ Subcommands are contributed by the packages that own them:
   lats serve planner       planner.cli
   lats solve               planner.cli
   lats conformance ADDR    lats.conformance.cli
+  lats model ...           llm_gateway.model_cli
+  lats demo                lats.demo
 """
 
 from __future__ import annotations
@@ -35,6 +37,8 @@ def serve() -> None:
 def _register() -> None:
     from env_servers.cli import serve_env
     from lats.conformance.cli import conformance
+    from lats.demo import demo
+    from llm_gateway.model_cli import model
     from llm_gateway.cli import serve_gateway
     from planner.cli import serve_planner, solve
 
@@ -43,6 +47,8 @@ def _register() -> None:
     serve.add_command(serve_planner, "planner")
     main.add_command(solve, "solve")
     main.add_command(conformance, "conformance")
+    main.add_command(model, "model")
+    main.add_command(demo, "demo")
 
 
 _register()

@@ -1,0 +1,140 @@
+"""The `Domain` contract: what an environment must provide to be served.
+
+A domain is the task-specific half of an environment server; the generic
+`EnvironmentServicer` supplies sessions, snapshots, validation and limits.
+
+State is a JSON-serialisable dict holding the domain's WHOLE episode state:
+the servicer stores it per session, signs it into snapshot blobs and hands it
+back to `step`, `observation_of` and `score`. Domains must treat a state they
+receive as immutable and return a new dict from `step`.
+
+Every method may be sync or `async`. Sync methods run on the event loop unless
+`offload_sync_calls` is true, in which case they run in a worker thread (set it
+when calls may block, e.g. on a sandbox or the network).
+"""
+
+from __future__ import annotations
+
+import abc
+from collections.abc import Awaitable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any, ClassVar, TypeVar
+
+from lats_pb import environment_pb2
+
+State = dict[str, Any]
+"""A domain's episode state: JSON-serialisable, treated as immutable."""
+
+TaskSpec = str | Mapping[str, Any]
+"""A task id from `list_tasks`, or an inline task spec (a JSON object)."""
+
+T = TypeVar("T")
+MaybeAwaitable = T | Awaitable[T]
+
+REWARD_MODES = ("none", "oracle", "honest")
+
+
+@dataclass(frozen=True)
+class DomainDescription:
+    """The parts of Describe a domain decides (the server adds session limits).
+
+    `splits[0]` is the default split (used when ListTasks asks for "").
+    """
+
+    capabilities: environment_pb2.Capabilities
+    action_grammar: environment_pb2.ActionGrammar
+    reward_range: environment_pb2.RewardRange
+    prompt_pack: environment_pb2.PromptPack
+    splits: tuple[str, ...]
+    reward_mode: str
+    max_steps: int = 8
+    max_action_bytes: int = 4096
+
+    def __post_init__(self) -> None:
+        if not self.splits:
+            raise ValueError("a domain must declare at least one split")
+        if self.reward_mode not in REWARD_MODES:
+            raise ValueError(f"reward_mode must be one of {REWARD_MODES}")
+        if self.max_steps < 1 or self.max_action_bytes < 1:
+            raise ValueError("max_steps and max_action_bytes must be positive")
+
+    @property
+    def default_split(self) -> str:
+        return self.splits[0]
+
+
+@dataclass(frozen=True)
+class ResetOutcome:
+    """A new episode: its state, first observation and the task id it runs."""
+
+    state: State
+    observation: str
+    task_id: str
+    info: Mapping[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class StepOutcome:
+    """The result of one action.
+
+    When `invalid_action` is true the action could not be parsed or applied:
+    `observation` says why, `reward` should be 0, and the servicer keeps the
+    previous state whatever `state` holds (the step still counts).
+    """
+
+    state: State
+    observation: str
+    reward: float = 0.0
+    terminated: bool = False
+    invalid_action: bool = False
+    info: Mapping[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class ScoreResult:
+    """Final scoring of a state, in the domain's own scale."""
+
+    score: float
+    success: bool
+    metrics: Mapping[str, float] = field(default_factory=dict)
+    details: str = ""
+
+
+class Domain(abc.ABC):
+    """One kind of task, served by `EnvironmentServicer`."""
+
+    name: ClassVar[str]
+    version: ClassVar[str]
+    description: ClassVar[str]
+    offload_sync_calls: ClassVar[bool] = False
+
+    @abc.abstractmethod
+    def describe(self) -> DomainDescription:
+        """Capabilities, grammar, reward range, prompt pack, splits, limits."""
+
+    @abc.abstractmethod
+    def list_tasks(self, split: str) -> MaybeAwaitable[Sequence[str]]:
+        """Task ids of `split`, in a stable order. Unknown split: `InvalidRequest`."""
+
+    @abc.abstractmethod
+    def reset(
+        self, task: TaskSpec, seed: int, options: Mapping[str, str]
+    ) -> MaybeAwaitable[ResetOutcome]:
+        """Starts an episode on a task id (`TaskNotFound` if unknown) or an
+        inline spec (`InvalidTask` if unusable). Unknown option: `InvalidRequest`."""
+
+    @abc.abstractmethod
+    def step(self, state: State, action: str) -> MaybeAwaitable[StepOutcome]:
+        """Applies one action (already size-checked, never empty) to `state`."""
+
+    @abc.abstractmethod
+    def observation_of(self, state: State) -> MaybeAwaitable[str]:
+        """The latest observation of `state` (what Restore answers with)."""
+
+    @abc.abstractmethod
+    def score(self, state: State) -> MaybeAwaitable[ScoreResult]:
+        """Final scoring of `state` against the domain's ground truth."""
+
+    def close(self) -> MaybeAwaitable[None]:
+        """Releases domain-wide resources when the server stops."""
+        return None

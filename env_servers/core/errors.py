@@ -1,0 +1,47 @@
+"""Typed environment errors, each tied to the gRPC status the servicer answers with.
+
+Domains and the framework raise these; `EnvironmentServicer` turns them into
+`context.abort(error.code, str(error))`. Messages say what the caller should fix.
+"""
+
+from __future__ import annotations
+
+import grpc
+
+
+class EnvError(Exception):
+    """Base class: a request the environment refuses, with its gRPC status."""
+
+    code: grpc.StatusCode = grpc.StatusCode.INTERNAL
+
+
+class InvalidRequest(EnvError):
+    """Malformed request: bad action size, blob, option, task spec or page token."""
+
+    code = grpc.StatusCode.INVALID_ARGUMENT
+
+
+class NotFound(EnvError):
+    """Unknown task id, or unknown / closed / expired session."""
+
+    code = grpc.StatusCode.NOT_FOUND
+
+
+class FailedPrecondition(EnvError):
+    """The session is finished, or the operation needs a missing capability."""
+
+    code = grpc.StatusCode.FAILED_PRECONDITION
+
+
+class CapacityExhausted(EnvError):
+    """The server's session capacity is full."""
+
+    code = grpc.StatusCode.RESOURCE_EXHAUSTED
+
+
+class TaskNotFound(NotFound):
+    """Raised by a domain's `reset` for a task id it does not know."""
+
+
+class InvalidTask(InvalidRequest):
+    """Raised by a domain's `reset` for an inline task spec it cannot use."""

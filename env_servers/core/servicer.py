@@ -1,0 +1,251 @@
+"""`EnvironmentServicer`: the 8 RPCs of environment.proto for any `Domain`.
+
+The servicer owns everything generic: request validation, sessions (expiry,
+capacity, per-session locking), step counting and truncation at `max_steps`,
+signed snapshots with fork-on-Restore, ListTasks paging and Struct mapping.
+Domain errors (`env_servers.core.errors`) become gRPC statuses.
+
+Call `await start()` once the event loop runs (starts the expiry sweep) and
+`await close()` on shutdown.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import functools
+import inspect
+import logging
+import math
+from collections.abc import Callable
+from typing import Any
+
+import grpc
+from lats_pb import environment_pb2, environment_pb2_grpc
+
+from env_servers.core.domain import Domain, State
+from env_servers.core.errors import EnvError, FailedPrecondition, InvalidRequest
+from env_servers.core.paging import page
+from env_servers.core.sessions import Session, SessionStore
+from env_servers.core.settings import EnvSettings
+from env_servers.core.snapshots import SnapshotCodec, SnapshotPayload, snapshot_key
+from env_servers.core.structs import from_struct, to_struct
+
+log = logging.getLogger(__name__)
+
+
+def _rpc(method: Callable) -> Callable:
+    """Turns `EnvError`s into typed gRPC errors and unexpected ones into INTERNAL."""
+
+    @functools.wraps(method)
+    async def handler(self, request, context):
+        try:
+            return await method(self, request, context)
+        except EnvError as error:
+            await context.abort(error.code, str(error))
+        except grpc.aio.AbortError:
+            raise
+        except Exception as error:  # a domain bug: report it, keep serving
+            log.exception("%s failed", method.__name__)
+            await context.abort(
+                grpc.StatusCode.INTERNAL,
+                f"environment error in {method.__name__}: {type(error).__name__}: {error}",
+            )
+
+    return handler
+
+
+class EnvironmentServicer(environment_pb2_grpc.EnvironmentServicer):
+    """Serves one `Domain` under `EnvSettings`."""
+
+    def __init__(self, domain: Domain, settings: EnvSettings | None = None):
+        settings = settings or EnvSettings()
+        self.domain = domain
+        self.description = domain.describe()
+        self.max_steps = settings.max_steps or self.description.max_steps
+        self.max_action_bytes = settings.max_action_bytes or self.description.max_action_bytes
+        self.sessions = SessionStore(settings.max_sessions, settings.session_ttl_seconds)
+        self.codec = SnapshotCodec(
+            snapshot_key(settings.snapshot_key), domain.name, domain.version
+        )
+        self._describe_response = self._build_describe(settings)
+
+    async def start(self) -> None:
+        self.sessions.start_sweeper()
+
+    async def close(self) -> None:
+        await self.sessions.stop_sweeper()
+        self.sessions.clear()
+        await self._call(self.domain.close)
+
+    # --- RPCs -----------------------------------------------------------------
+
+    @_rpc
+    async def Describe(self, request, context):
+        return self._describe_response
+
+    @_rpc
+    async def ListTasks(self, request, context):
+        split = request.split or self.description.default_split
+        if split not in self.description.splits:
+            raise InvalidRequest(
+                f"unknown split {split!r}; Describe lists {', '.join(self.description.splits)}"
+            )
+        task_ids = await self._call(self.domain.list_tasks, split)
+        ids, next_token = page(task_ids, split, request.page_token, request.page_size)
+        return environment_pb2.ListTasksResponse(
+            task_ids=ids, next_page_token=next_token, total=len(task_ids)
+        )
+
+    @_rpc
+    async def Reset(self, request, context):
+        task = self._task_of(request)
+        self.sessions.ensure_room()
+        outcome = await self._call(
+            self.domain.reset, task, request.seed, dict(request.options)
+        )
+        session = self.sessions.open(outcome.state)
+        return environment_pb2.ResetResponse(
+            session_id=session.id,
+            observation=outcome.observation,
+            task_id=outcome.task_id,
+            info=to_struct(outcome.info),
+        )
+
+    @_rpc
+    async def Step(self, request, context):
+        self._check_action(request.action)
+        session = self.sessions.get(request.session_id)
+        async with session.lock:
+            self._check_open(session)
+            outcome = await self._call(self.domain.step, session.state, request.action)
+            if not outcome.invalid_action:
+                session.state = outcome.state
+            session.steps += 1
+            session.terminated = bool(outcome.terminated)
+            self.sessions.touch(session)
+            steps, terminated = session.steps, session.terminated
+        return environment_pb2.StepResponse(
+            observation=outcome.observation,
+            reward=outcome.reward,
+            terminated=terminated,
+            truncated=not terminated and steps >= self.max_steps,
+            invalid_action=outcome.invalid_action,
+            info=to_struct(outcome.info),
+            steps=steps,
+        )
+
+    @_rpc
+    async def Snapshot(self, request, context):
+        self._require("snapshot", "Snapshot")
+        session = self.sessions.get(request.session_id)
+        async with session.lock:
+            payload = SnapshotPayload(session.state, session.steps, session.terminated)
+        return environment_pb2.SnapshotResponse(blob=self.codec.encode(payload))
+
+    @_rpc
+    async def Restore(self, request, context):
+        self._require("snapshot", "Restore")
+        payload = self.codec.decode(request.blob)
+        self.sessions.ensure_room()
+        observation = await self._call(self.domain.observation_of, payload.state)
+        session = self.sessions.open(payload.state, payload.steps, payload.terminated)
+        return environment_pb2.RestoreResponse(session_id=session.id, observation=observation)
+
+    @_rpc
+    async def Close(self, request, context):
+        self.sessions.close(request.session_id)
+        return environment_pb2.CloseResponse()
+
+    @_rpc
+    async def Score(self, request, context):
+        self._require("score", "Score")
+        state = await self._state_to_score(request)
+        result = await self._call(self.domain.score, state)
+        return environment_pb2.ScoreResponse(
+            score=result.score,
+            success=result.success,
+            metrics={k: float(v) for k, v in result.metrics.items()},
+            details=result.details,
+        )
+
+    # --- helpers --------------------------------------------------------------
+
+    async def _call(self, function: Callable, *args: Any) -> Any:
+        """Runs a domain method, sync or async, without stalling the loop."""
+        if inspect.iscoroutinefunction(function):
+            return await function(*args)
+        if self.domain.offload_sync_calls:
+            result = await asyncio.to_thread(function, *args)
+        else:
+            result = function(*args)
+        if inspect.isawaitable(result):
+            result = await result
+        return result
+
+    def _task_of(self, request) -> str | dict:
+        which = request.WhichOneof("task")
+        if which == "task_id" and request.task_id:
+            return request.task_id
+        if which == "inline_task":
+            self._require("inline_tasks", "Reset with inline_task")
+            return from_struct(request.inline_task)
+        raise InvalidRequest("Reset needs a task: set task_id (see ListTasks) or inline_task")
+
+    def _check_action(self, action: str) -> None:
+        if not action.strip():
+            examples = self.description.action_grammar.examples
+            hint = f"e.g. {examples[0]!r}" if examples else "see Describe.action_grammar"
+            raise InvalidRequest(f"action is empty; send one action as text, {hint}")
+        size = len(action.encode("utf-8"))
+        if size > self.max_action_bytes:
+            raise InvalidRequest(
+                f"action is {size} bytes, more than max_action_bytes="
+                f"{self.max_action_bytes}; send one shorter action"
+            )
+
+    def _check_open(self, session: Session) -> None:
+        if session.closed:  # closed or expired while this call waited
+            self.sessions.get(session.id)
+        if session.terminated or session.steps >= self.max_steps:
+            how = "terminated" if session.terminated else f"hit max_steps={self.max_steps}"
+            raise FailedPrecondition(
+                f"the episode is over ({how} after {session.steps} steps); "
+                "Reset for a new episode or Restore an earlier snapshot"
+            )
+
+    def _require(self, capability: str, operation: str) -> None:
+        if not getattr(self.description.capabilities, capability):
+            raise FailedPrecondition(
+                f"{operation} needs capabilities.{capability}, which "
+                f"{self.domain.name!r} does not support; see Describe"
+            )
+
+    async def _state_to_score(self, request) -> State:
+        which = request.WhichOneof("target")
+        if which == "session_id":
+            session = self.sessions.get(request.session_id)
+            async with session.lock:
+                return session.state
+        if which == "blob":
+            return self.codec.decode(request.blob).state
+        raise InvalidRequest("Score needs a target: set session_id or blob")
+
+    def _build_describe(self, settings: EnvSettings) -> environment_pb2.DescribeResponse:
+        d = self.description
+        return environment_pb2.DescribeResponse(
+            name=self.domain.name,
+            version=self.domain.version,
+            description=self.domain.description,
+            capabilities=d.capabilities,
+            action_grammar=d.action_grammar,
+            reward_range=d.reward_range,
+            limits=environment_pb2.Limits(
+                max_steps=self.max_steps,
+                max_action_bytes=self.max_action_bytes,
+                max_sessions=settings.max_sessions,
+                session_ttl_seconds=math.ceil(settings.session_ttl_seconds),
+            ),
+            prompt_pack=d.prompt_pack,
+            splits=list(d.splits),
+            reward_mode=d.reward_mode,
+        )

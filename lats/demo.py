@@ -1,0 +1,77 @@
+"""`lats demo`: the main job. Starts the three services as separate processes,
+runs one real LATS search and streams it as it grows, then stops them.
+
+Defaults: the embedded offline model (fetched on first use), the Game-of-24
+environment, and a budget that finishes in about ten minutes on 2 CPU cores.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import sys
+import tempfile
+from pathlib import Path
+
+import click
+import grpc
+
+from lats.processes import ServiceStartError, running_services
+from lats_pb import llm_pb2, planner_pb2, planner_pb2_grpc
+from planner.event_printer import EventPrinter
+
+
+async def _stream(planner: str, request: planner_pb2.SolveRequest) -> int:
+    printer = EventPrinter(sys.stdout)
+    async with grpc.aio.insecure_channel(planner) as channel:
+        status = planner_pb2.RUN_STATUS_ERROR
+        async for event in planner_pb2_grpc.PlannerStub(channel).Solve(request):
+            printer.print(event)
+            if event.HasField("finished"):
+                status = event.finished.status
+    return 0 if status != planner_pb2.RUN_STATUS_ERROR else 1
+
+
+@click.command()
+@click.option("--backend", default="local", show_default=True,
+              type=click.Choice(["local", "openai", "replay", "scripted"]))
+@click.option("--model", default="qwen2.5-coder-1.5b", show_default=True,
+              help="Model name (local: qwen2.5-coder-1.5b or qwen2.5-coder-0.5b).")
+@click.option("--gateway-arg", "gateway_args", multiple=True,
+              help="Extra argument for `lats serve gateway` (repeatable), e.g. --replay=FILE.")
+@click.option("--env", "env_name", default="game24", show_default=True)
+@click.option("--task", default="game24/900", show_default=True)
+@click.option("-n", "--n-samples", default=3, show_default=True)
+@click.option("-k", "--iterations", default=4, show_default=True)
+@click.option("-d", "--max-depth", default=4, show_default=True)
+@click.option("--max-calls", default=60, show_default=True, help="Model-call budget.")
+@click.option("--seed", default=1, show_default=True)
+def demo(backend, model, gateway_args, env_name, task, n_samples, iterations, max_depth,
+         max_calls, seed):
+    """Run a real LATS search across three services and print it as it grows."""
+    if backend == "local":
+        from llm_gateway.model_store import ensure_model
+
+        click.echo(f"model: {model} (embedded, CPU)")
+        ensure_model(model)
+    with tempfile.TemporaryDirectory() as tmp:
+        specs = [
+            ("env", ["env", env_name]),
+            ("gateway", ["gateway", "--backend", backend, "--model", model, *gateway_args]),
+            ("planner", ["planner", "--gateway", "{gateway}",
+                         "--db", str(Path(tmp) / "runs.sqlite3")]),
+        ]
+        click.echo("starting the environment, the gateway and the planner ...")
+        try:
+            with running_services(specs, timeout=600) as services:
+                for name in ("env", "gateway", "planner"):
+                    click.echo(f"  {name:8s} {services[name].address}")
+                request = planner_pb2.SolveRequest(
+                    env_address=services["env"].address, task_id=task,
+                    config=planner_pb2.SearchConfig(
+                        n_samples=n_samples, iterations=iterations, max_depth=max_depth,
+                        seed=seed, temperature=0.8,
+                        budget=llm_pb2.Budget(max_calls=max_calls)))
+                code = asyncio.run(_stream(services["planner"].address, request))
+        except ServiceStartError as exc:
+            raise click.ClickException(str(exc)) from exc
+    sys.exit(code)

@@ -1,0 +1,130 @@
+"""The conformance kit passes against the real Game-24 server, and can fail."""
+
+from __future__ import annotations
+
+import asyncio
+import subprocess
+import sys
+import xml.etree.ElementTree as ElementTree
+
+import pytest
+from lats_pb import environment_pb2
+
+from env_servers.core import EnvironmentServicer, InvalidRequest, NotFound
+from env_servers.core.snapshots import SnapshotCodec
+from lats.processes import start_service
+from tests.env.helpers import serving
+
+# The grammar examples of game24 solve puzzle 4 4 6 8, so the kit plays real moves.
+KIT_TASK = "game24/1076"
+
+
+def kit_command(address: str, report, *pytest_args: str) -> list[str]:
+    return [sys.executable, "-m", "lats", "conformance", address, "--task-id", KIT_TASK,
+            f"--junitxml={report}", "-q", *pytest_args]
+
+
+def kit_results(report) -> dict[str, str]:
+    """test name -> passed / failed / skipped, from the kit's junit report."""
+    results = {}
+    for case in ElementTree.parse(report).getroot().iter("testcase"):
+        outcome = "passed"
+        for child in case:
+            if child.tag in ("failure", "error"):
+                outcome = "failed"
+            elif child.tag == "skipped":
+                outcome = "skipped"
+        results[case.get("name")] = outcome
+    return results
+
+
+@pytest.fixture(scope="module")
+def game24_process():
+    service = start_service(
+        "env", ["env", "game24", "--session-ttl", "2", "--max-sessions", "64"], timeout=30
+    )
+    yield service
+    service.stop()
+
+
+@pytest.mark.timeout(120)
+def test_game24_server_passes_the_whole_kit(game24_process, tmp_path):
+    report = tmp_path / "kit.xml"
+    run = subprocess.run(kit_command(game24_process.address, report),
+                         capture_output=True, text=True, timeout=110)
+    assert run.returncode == 0, run.stdout[-6000:] + run.stderr[-2000:]
+    results = kit_results(report)
+    assert len(results) >= 45, "the kit ran fewer checks than it has"
+    skipped = sorted(name for name, outcome in results.items() if outcome == "skipped")
+    assert skipped == ["test_inline_task_without_capability_is_failed_precondition"]
+    for must_run in ("test_idle_sessions_expire", "test_capacity_is_resource_exhausted",
+                     "test_parallel_sessions_stay_independent", "test_forks_are_independent"):
+        assert results[must_run] == "passed", must_run
+
+
+class TrustingCodec(SnapshotCodec):
+    """Broken on purpose: a blob that fails verification restores the last state."""
+
+    last = None
+
+    def encode(self, payload):
+        self.last = payload
+        return super().encode(payload)
+
+    def decode(self, blob):
+        try:
+            return super().decode(blob)
+        except InvalidRequest:
+            if self.last is None:
+                raise
+            return self.last
+
+
+class AcceptsTamperedBlobs(EnvironmentServicer):
+    def __init__(self, domain, settings):
+        super().__init__(domain, settings)
+        self.codec = TrustingCodec(b"key", domain.name, domain.version)
+
+
+class SharesForks(EnvironmentServicer):
+    """Broken on purpose: restoring the same blob twice yields the same session."""
+
+    def __init__(self, domain, settings):
+        super().__init__(domain, settings)
+        self.forks: dict[bytes, str] = {}
+
+    async def Restore(self, request, context):
+        known = self.forks.get(request.blob)
+        if known is not None:
+            try:
+                session = self.sessions.get(known)
+                return environment_pb2.RestoreResponse(
+                    session_id=known, observation=self.domain.observation_of(session.state))
+            except NotFound:
+                pass  # that session is gone: restore for real
+        reply = await super().Restore(request, context)
+        self.forks[request.blob] = reply.session_id
+        return reply
+
+
+@pytest.mark.timeout(60)
+@pytest.mark.parametrize(
+    ("broken", "selection", "expected_failures"),
+    [
+        (AcceptsTamperedBlobs, "damaged", {"test_damaged_blobs_are_invalid_argument",
+                                           "test_score_of_a_damaged_blob_is_invalid_argument"}),
+        (SharesForks, "forks or reproduces", {"test_forks_are_independent",
+                                              "test_restore_reproduces_later_steps_exactly"}),
+    ],
+)
+async def test_the_kit_catches_a_broken_server(game24, tmp_path, broken, selection,
+                                               expected_failures):
+    report = tmp_path / "kit.xml"
+    async with serving(game24, servicer_class=broken) as env:
+        process = await asyncio.create_subprocess_exec(
+            *kit_command(env.address, report, "-k", selection),
+            stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+        output, _ = await asyncio.wait_for(process.communicate(), 50)
+    assert process.returncode == 1, output.decode()[-4000:]
+    failed = {name for name, outcome in kit_results(report).items() if outcome == "failed"}
+    assert failed == expected_failures, output.decode()[-4000:]

@@ -1,0 +1,49 @@
+"""`lats serve env`: settings from environment variables, clean SIGTERM shutdown."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import time
+
+import grpc
+import pytest
+from lats_pb import environment_pb2, environment_pb2_grpc
+
+from env_servers.cli import listen_address
+from env_servers.registry import load_domain
+from lats.processes import start_service
+
+
+@pytest.mark.timeout(60)
+def test_serve_env_takes_env_vars_and_stops_cleanly_on_sigterm():
+    service = start_service(
+        "env", ["env", "game24"], timeout=30,
+        env={"LATS_MAX_SESSIONS": "7", "LATS_SESSION_TTL": "9", "LATS_SNAPSHOT_KEY": "k"},
+    )
+    try:
+        with grpc.insecure_channel(service.address) as channel:
+            stub = environment_pb2_grpc.EnvironmentStub(channel)
+            limits = stub.Describe(environment_pb2.DescribeRequest(), timeout=5).limits
+            assert (limits.max_sessions, limits.session_ttl_seconds) == (7, 9)
+            stub.Reset(environment_pb2.ResetRequest(task_id="game24/900"), timeout=5)
+    finally:
+        started = time.monotonic()
+        code = service.stop(timeout=10)
+    assert code == 0, service.log_tail()
+    assert time.monotonic() - started < 5
+    assert "no snapshot key configured" not in service.log_tail()
+
+
+def test_unknown_environment_is_a_usage_error():
+    run = subprocess.run([sys.executable, "-m", "lats", "serve", "env", "chess"],
+                         capture_output=True, text=True, timeout=60)
+    assert run.returncode == 2 and "game24" in run.stderr
+
+
+def test_registry_and_addresses():
+    assert load_domain("game24").name == "game24"
+    with pytest.raises(KeyError, match="known: game24"):
+        load_domain("chess")
+    assert listen_address("::1", 5) == "[::1]:5"
+    assert listen_address("127.0.0.1", 0) == "127.0.0.1:0"

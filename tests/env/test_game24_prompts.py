@@ -1,0 +1,124 @@
+"""The Game-24 prompt pack is well-formed, and its examples tell the truth."""
+
+from __future__ import annotations
+
+import itertools
+import re
+import string
+from fractions import Fraction
+
+import pytest
+
+from env_servers.game24 import prompts
+
+TEMPLATE_PLACEHOLDERS = ("instructions", "examples", "task", "trajectory", "reflections",
+                         "step", "outcome")
+
+
+@pytest.fixture(scope="module")
+def pack(game24):
+    return game24.describe().prompt_pack
+
+
+def test_every_template_formats_with_the_documented_placeholders(pack):
+    values = {name: f"<{name}>" for name in TEMPLATE_PLACEHOLDERS}
+    values.update(pack.variables)
+    for name in ("act_template", "value_template", "reflect_template", "setup_template"):
+        getattr(pack, name).format(**values)
+    step = pack.step_template.format(step=2, action="<action>", observation="<observation>")
+    assert step == "Step 2: <action>\nObservation: <observation>\n"
+    assert pack.reflection_template.format(index=1, reflection="<r>") == "1. <r>\n"
+    act = pack.act_template.format(**values)
+    assert act.endswith("Input: <task>\nSteps:\n<trajectory>Step <step>:")
+    for name in ("act_template", "value_template"):
+        rendered = getattr(pack, name).format(**values)
+        assert "<task>" in rendered and "<trajectory>" in rendered
+    assert "<outcome>" in pack.reflect_template.format(**values)
+
+
+def test_templates_use_only_documented_placeholders(pack):
+    with pytest.raises(KeyError):
+        pack.act_template.format()  # sanity: the check below can fail
+    for name in ("act_template", "value_template", "reflect_template"):
+        parsed = string.Formatter().parse(getattr(pack, name))
+        fields = {field for _, field, _, _ in parsed if field}
+        assert fields <= set(TEMPLATE_PLACEHOLDERS), (name, fields)
+
+
+def test_sampling_settings(pack):
+    assert list(pack.act_stop) == ["\n"]
+    assert (pack.value_min, pack.value_max) == (1, 10)
+    hints = pack.search_hints
+    assert (hints.max_depth, hints.n_samples, hints.iterations, hints.simulate) == (4, 5, 10, True)
+
+
+@pytest.mark.parametrize(
+    ("completion", "score"),
+    [("... sure. Thus the correctness score is 10", "10"),
+     ("likely. Thus the correctness score is 5.5\n", "5.5"),
+     ("correctness score is 3 ... Thus the correctness score is 1", "1")],
+)
+def test_value_pattern_takes_the_last_score(pack, completion, score):
+    assert re.findall(pack.value_pattern, completion)[-1] == score
+
+
+@pytest.mark.parametrize(
+    ("sampled", "action"),
+    [("Step 2: 6 - 4 = 2 (left: 2 12)", "6 - 4 = 2 (left: 2 12)"),
+     ("- 6 - 4 = 2 (left: 2 12)", "6 - 4 = 2 (left: 2 12)"),
+     ("6 - 4 = 2 (left: 2 12)", "6 - 4 = 2 (left: 2 12)"),
+     ("Answer: (6 - 4) * (4 + 8) = 24", "Answer: (6 - 4) * (4 + 8) = 24")],
+)
+def test_action_prefix_pattern_strips_step_labels(pack, sampled, action):
+    assert re.sub(pack.action_prefix_pattern, "", sampled, count=1) == action
+
+
+def _episodes(text: str):
+    """(input, [(action, observation)], evaluation or None) per example block."""
+    for block in text.strip().split("\n\n"):
+        lines = block.splitlines()
+        task = lines[0].removeprefix("Input: ")
+        steps = re.findall(r"^Step \d+: (.*)\nObservation: (.*)$", block, re.MULTILINE)
+        evaluation = next((line for line in lines if line.startswith("Evaluation: ")), None)
+        yield task, steps, evaluation
+
+
+def _replay(game24, task, steps):
+    state = game24.reset({"numbers": task}, 0, {}).state
+    for number, (action, observation) in enumerate(steps, start=1):
+        outcome = game24.step(state, action)
+        assert outcome.observation == observation, f"{task} step {number}"
+        state = outcome.state
+    return state
+
+
+def test_act_examples_replay_exactly_and_solve(game24):
+    episodes = list(_episodes(prompts.EXAMPLES))
+    assert len(episodes) == 4 and episodes[0][0] == "4 4 6 8"
+    for task, steps, _ in episodes:
+        assert game24.score(_replay(game24, task, steps)).success, task
+
+
+def _reachable(numbers) -> bool:
+    if len(numbers) == 1:
+        return numbers[0] == 24
+    for i, j in itertools.permutations(range(len(numbers)), 2):
+        rest = [n for k, n in enumerate(numbers) if k not in (i, j)]
+        a, b = numbers[i], numbers[j]
+        results = [a + b, a - b, a * b] + ([a / b] if b else [])
+        if any(_reachable([*rest, r]) for r in results):
+            return True
+    return False
+
+
+def test_value_examples_replay_and_score_honestly(game24, pack):
+    episodes = list(_episodes(prompts.VALUE_EXAMPLES))
+    assert len(episodes) == 5
+    for task, steps, evaluation in episodes:
+        state = _replay(game24, task, steps)
+        left = [Fraction(n) for n in state["left"]]
+        score = float(re.findall(pack.value_pattern, evaluation)[-1])
+        if _reachable(left):
+            assert score >= 5, f"{task}: reachable {left} scored {score}"
+        else:
+            assert score == 1, f"{task}: unreachable {left} scored {score}"
