@@ -57,7 +57,7 @@ def serve_planner(host, port, gateway, db, max_runs, env_timeout, model_timeout,
         try:
             await serve_forever([spec], ServerOptions(address=f"{host}:{port}",
                                                       unary_deadline_seconds=deadline),
-                                on_stopping=stopping)
+                                on_stopped=stopping)
         finally:
             store.close()
 

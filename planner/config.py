@@ -26,7 +26,8 @@ def effective_config(request: pb.SearchConfig, hints: env_pb.SearchHints) -> Lat
     k = request.iterations or hints.iterations or DEFAULT_ITERATIONS
     d = request.max_depth or hints.max_depth or DEFAULT_MAX_DEPTH
     w = request.exploration_weight if request.HasField("exploration_weight") else 1.0
-    lam = request.value_weight if request.HasField("value_weight") else 0.5
+    lam = (request.value_weight if request.HasField("value_weight")
+           else hints.value_weight if hints.HasField("value_weight") else 0.5)
     simulate = request.simulate if request.HasField("simulate") else (
         hints.simulate if hints.ByteSize() else True)
     if not 1 <= n <= MAX_N_SAMPLES:
@@ -47,6 +48,9 @@ def effective_config(request: pb.SearchConfig, hints: env_pb.SearchHints) -> Lat
         simulate=simulate, temperature=request.temperature or 1.0, seed=request.seed,
         max_reflections=request.max_reflections or 3,
         value_samples=request.value_samples or 1,
+        root_samples=hints.root_samples,
+        reflect_each_failure=hints.reflect_each_failure,
+        reward_in_value=hints.reward_in_value,
     )
 
 

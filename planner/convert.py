@@ -13,5 +13,5 @@ def node_message(node: Node) -> pb.Node:
         action=node.action, observation=node.observation, reward=node.reward,
         terminal=node.terminal, invalid_action=node.invalid_action, visits=node.visits,
         value=node.value, lm_score=node.lm_score, sc_score=node.sc_score,
-        sample_count=node.sample_count,
+        sample_count=node.sample_count, reflection=node.reflection,
     )

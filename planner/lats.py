@@ -64,6 +64,9 @@ class LatsConfig:
     seed: int = 0
     max_reflections: int = 3
     value_samples: int = 1
+    root_samples: int = 0                   # samples at the root (0 = n)
+    reflect_each_failure: bool = False      # per-child reflections instead of per-rollout
+    reward_in_value: bool = False           # V = lambda*LM + (1-lambda)*reward
 
 
 @dataclass
@@ -181,13 +184,16 @@ class LatsSearch:
                 self.pack.value_stop, self.pack.value_max_tokens)
             child.lm_score = lm_score(texts, self.pack.value_pattern or r"score is\s*(\d+(?:\.\d+)?)",
                                       self.pack.value_min, self.pack.value_max or 10.0)
-            child.value = combined_value(child.lm_score, child.sc_score, self.config.value_weight)
+            second = self.normalised(child.reward) if self.config.reward_in_value else child.sc_score
+            child.value = combined_value(child.lm_score, second, self.config.value_weight)
         child.visits = 1
         self.events.node_evaluated(child)
 
     async def expand(self, node: Node) -> list[Node]:
         """Samples n actions at `node`, steps and evaluates the distinct ones."""
         n = self.config.n_samples
+        if node.parent is None and self.config.root_samples:
+            n = self.config.root_samples
         texts = await self._sample(
             self.renderer.act(node, self._recent_reflections()), "act", node, n,
             self.config.temperature, self.pack.act_stop, self.pack.act_max_tokens)
@@ -210,6 +216,9 @@ class LatsSearch:
         for child in children:
             self.events.node_added(child)
         await asyncio.gather(*(self._evaluate(child) for child in children))
+        if self.config.reflection and self.config.reflect_each_failure:
+            await asyncio.gather(*(self._reflect(child) for child in children
+                                   if not child.invalid_action and not self.is_success(child)))
         for child in children:
             if child.terminal or child.depth >= self.config.max_depth:
                 mark_exhausted(child)
@@ -244,9 +253,13 @@ class LatsSearch:
         texts = await self._sample(self.renderer.reflect(leaf), "reflect", leaf, 1, 0.0,
                                    (), self.pack.reflect_max_tokens or 256)
         text = texts[0].strip() if texts else ""
-        if text:
-            self.reflections.append(text)
-            self.events.reflection(leaf, text)
+        if not text:
+            return
+        if self.config.reflect_each_failure:
+            leaf.reflection = text          # shown in this branch only
+        else:
+            self.reflections.append(text)   # global memory for later prompts
+        self.events.reflection(leaf, text)
 
     def _answer(self) -> Node | None:
         """The node to report: a success, else the best terminal, else the best node."""
@@ -293,7 +306,8 @@ class LatsSearch:
                     outcome.status = "solved"
                     outcome.reason = "a terminal state reached the success threshold"
                     break
-                if self.config.reflection and (end.terminal or end.depth >= self.config.max_depth):
+                if (self.config.reflection and not self.config.reflect_each_failure
+                        and (end.terminal or end.depth >= self.config.max_depth)):
                     await self._reflect(end)
             else:
                 outcome.reason = f"iteration budget k={self.config.iterations} spent"

@@ -56,7 +56,8 @@ class PromptRenderer:
     def trajectory(self, node: Node) -> str:
         template = self.pack.step_template or "{action}\n{observation}\n"
         return "".join(
-            template.format(step=i, action=n.action, observation=n.observation)
+            template.format(step=i, action=n.action, observation=n.observation,
+                            reflection=n.reflection)
             for i, n in enumerate(node.trajectory(), start=1)
         )
 

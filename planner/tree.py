@@ -48,6 +48,7 @@ class Node:
     lm_score: float = NOT_EVALUATED  # LM value in [0, 1]
     sc_score: float = 0.0        # self-consistency share in [0, 1]
     sample_count: int = 0        # samples (of n) that proposed this action
+    reflection: str = ""         # this node's own reflection, shown in its branch
 
     def path(self) -> list[Node]:
         """Nodes from the root down to this one, inclusive."""

@@ -208,3 +208,47 @@ def test_honest_mode_does_not_stop_on_an_environment_reward():
                         desc=description(reward_mode="honest"))
     assert outcome.status == "failed"          # no early stop on hidden truth
     assert outcome.answer.lm_score == pytest.approx(3 / 9)   # terminal valued by the model
+
+
+def test_reward_in_value_replaces_self_consistency():
+    def answer(purpose, prompt, n):
+        return ["x"] * n if purpose == "act" else ["score is 10"] * n
+
+    env = PathEnv()
+    _, _, events = run(env, RuleModel(answer),
+                       LatsConfig(n_samples=2, iterations=1, max_depth=1, value_weight=0.8,
+                                  reward_in_value=True, reflection=False))
+    child = events.of("node_evaluated")[0][0]
+    assert child.sc_score == 1.0 and child.reward == 0.0
+    assert child.value == pytest.approx(0.8 * 1.0 + 0.2 * 0.0)   # reward, not SC
+
+
+def test_root_samples_limits_the_first_expansion():
+    model = RuleModel(lambda purpose, prompt, n: [f"a{i}" for i in range(n)] if purpose == "act"
+                      else ["score is 5"] * n)
+    search, _, _ = run(PathEnv(), model, LatsConfig(n_samples=4, iterations=1, max_depth=2,
+                                                    root_samples=1, reflection=False))
+    assert len(search.root.children) == 1
+    assert len(search.root.children[0].children) == 4
+
+
+def test_reflect_each_failure_attaches_reflections_to_their_branch():
+    def answer(purpose, prompt, n):
+        if purpose == "act":
+            return ["p", "q"] if traj(prompt) == "" else ["r"] * n
+        if purpose == "reflect":
+            return ["fix " + traj(prompt)]
+        return ["score is 5"] * n
+
+    model = RuleModel(answer)
+    search, _, events = run(PathEnv(), model, LatsConfig(
+        n_samples=2, iterations=3, max_depth=3, simulate=False, reflect_each_failure=True),
+        desc=description(step_template="[{action}|{reflection}]"))
+    p, q = search.root.children
+    assert p.reflection == "fix [p|]" and q.reflection == "fix [q|]"
+    assert len(events.of("reflection")) >= 2 and search.reflections == []
+    deeper = [prompt for purpose, prompt in model.prompts if purpose == "act" and "traj=[" in prompt]
+    on_p = [prompt for prompt in deeper if "[p|fix [p|]]" in prompt]
+    on_q = [prompt for prompt in deeper if "[q|fix [q|]]" in prompt]
+    assert on_p and on_q and len(on_p) + len(on_q) == len(deeper)
+    assert not any("fix [q" in prompt for prompt in on_p)   # no sibling's reflection

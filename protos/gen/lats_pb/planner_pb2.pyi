@@ -70,7 +70,7 @@ class SolveRequest(_message.Message):
     def __init__(self, env_address: _Optional[str] = ..., task_id: _Optional[str] = ..., inline_task: _Optional[_Union[_struct_pb2.Struct, _Mapping]] = ..., config: _Optional[_Union[SearchConfig, _Mapping]] = ..., run_id: _Optional[str] = ...) -> None: ...
 
 class Node(_message.Message):
-    __slots__ = ("id", "parent_id", "depth", "action", "observation", "reward", "terminal", "invalid_action", "visits", "value", "lm_score", "sc_score", "sample_count")
+    __slots__ = ("id", "parent_id", "depth", "action", "observation", "reward", "terminal", "invalid_action", "visits", "value", "lm_score", "sc_score", "sample_count", "reflection")
     ID_FIELD_NUMBER: _ClassVar[int]
     PARENT_ID_FIELD_NUMBER: _ClassVar[int]
     DEPTH_FIELD_NUMBER: _ClassVar[int]
@@ -84,6 +84,7 @@ class Node(_message.Message):
     LM_SCORE_FIELD_NUMBER: _ClassVar[int]
     SC_SCORE_FIELD_NUMBER: _ClassVar[int]
     SAMPLE_COUNT_FIELD_NUMBER: _ClassVar[int]
+    REFLECTION_FIELD_NUMBER: _ClassVar[int]
     id: str
     parent_id: str
     depth: int
@@ -97,7 +98,8 @@ class Node(_message.Message):
     lm_score: float
     sc_score: float
     sample_count: int
-    def __init__(self, id: _Optional[str] = ..., parent_id: _Optional[str] = ..., depth: _Optional[int] = ..., action: _Optional[str] = ..., observation: _Optional[str] = ..., reward: _Optional[float] = ..., terminal: _Optional[bool] = ..., invalid_action: _Optional[bool] = ..., visits: _Optional[int] = ..., value: _Optional[float] = ..., lm_score: _Optional[float] = ..., sc_score: _Optional[float] = ..., sample_count: _Optional[int] = ...) -> None: ...
+    reflection: str
+    def __init__(self, id: _Optional[str] = ..., parent_id: _Optional[str] = ..., depth: _Optional[int] = ..., action: _Optional[str] = ..., observation: _Optional[str] = ..., reward: _Optional[float] = ..., terminal: _Optional[bool] = ..., invalid_action: _Optional[bool] = ..., visits: _Optional[int] = ..., value: _Optional[float] = ..., lm_score: _Optional[float] = ..., sc_score: _Optional[float] = ..., sample_count: _Optional[int] = ..., reflection: _Optional[str] = ...) -> None: ...
 
 class RunResult(_message.Message):
     __slots__ = ("status", "actions", "final_observation", "reward", "score", "scored", "usage", "iterations", "nodes_expanded", "nodes", "wall_seconds", "error", "reward_mode", "model", "config", "environment", "task_id")
