@@ -43,7 +43,7 @@ def test_unknown_environment_is_a_usage_error():
 
 def test_registry_and_addresses():
     assert load_domain("game24").name == "game24"
-    with pytest.raises(KeyError, match="known: game24"):
+    with pytest.raises(KeyError, match=r"known: .*game24"):
         load_domain("chess")
     assert listen_address("::1", 5) == "[::1]:5"
     assert listen_address("127.0.0.1", 0) == "127.0.0.1:0"

@@ -1,0 +1,186 @@
+"""The prompt packs: ReAct acting (`hotpotqa`) and chain of thought (`hotpotqa-cot`).
+
+Adapted from the LATS paper's HotPotQA prompts (appendix E; the ReAct acting
+prompt, the value prompt ending "Thus the correctness score is N", the
+reflection prompt) so that ONE planner step is one Thought + Action pair:
+the model writes
+
+    Thought 3: <reasoning>
+    Action 3: Search[...] | Lookup[...] | Finish[...]
+
+and the trajectory shows that text verbatim followed by "Observation 3: ...",
+which is exactly ReAct's layout. The planner sends `instructions` as the
+system message and a rendered template as the user message.
+"""
+
+from __future__ import annotations
+
+from lats_pb import environment_pb2
+
+from env_servers.wiki.cot_examples import COT_EXAMPLES, COT_VALUE_EXAMPLES
+from env_servers.wiki.react_examples import ACT_EXAMPLES, REFLECTION_EXAMPLES, VALUE_EXAMPLES
+
+ACTION_SPACE = """\
+(1) Search[entity], which searches the exact entity on Wikipedia and returns the first paragraph if it exists. If not, it will return some similar entities to search.
+(2) Lookup[keyword], which returns the next sentence containing keyword in the current passage.
+(3) Finish[answer], which returns the answer and finishes the task."""
+
+REACT_INSTRUCTIONS = f"""\
+Solve a question answering task with interleaving Thought, Action, Observation \
+steps. Thought can reason about the current situation, and Action can be three types:
+{ACTION_SPACE}"""
+
+REACT_ACT_TEMPLATE = """\
+Here are some examples:
+{examples}(END OF EXAMPLES)
+{reflections}
+Question: {task}
+{trajectory}
+Continue with step {step} only: one line "Thought {step}: ..." with your reasoning, \
+then one line "Action {step}: ..." with exactly one of Search[...], Lookup[...] or \
+Finish[...], as in the examples."""
+
+REACT_STEP_TEMPLATE = "{action}\nObservation {step}: {observation}\n"
+
+VALUE_INSTRUCTIONS = """\
+Analyze the trajectories of a solution to a question answering task. The \
+trajectories are labeled by environmental observations about the situation, \
+thoughts that can reason about the current situation and actions that can be \
+three types:
+""" + ACTION_SPACE + """
+
+Given a question and a trajectory, evaluate its correctness and provide your \
+reasoning and analysis in detail. Focus on the latest thought, action, and \
+observation. Incomplete trajectories can be correct if the thoughts and actions \
+so far are correct, even if the answer is not found yet. Do not generate \
+additional thoughts or actions. Then at the last line conclude "Thus the \
+correctness score is {{s}}", where s is an integer from 1 to 10."""
+
+REACT_VALUE_TEMPLATE = VALUE_INSTRUCTIONS + """
+
+{examples}
+{reflections}
+Question: {task}
+{trajectory}
+Evaluate this trajectory. End with the line "Thus the correctness score is N" (N from 1 to 10)."""
+
+REACT_REFLECT_TEMPLATE = """\
+You are an advanced reasoning agent that can improve based on self refection. \
+You will be given a previous reasoning trial in which you were given access to \
+an Docstore API environment and a question to answer. You were unsuccessful in \
+answering the question either because you guessed the wrong answer with \
+Finish[<answer>], or you used up your set number of reasoning steps. In a few \
+sentences, Diagnose a possible reason for failure and devise a new, concise, high \
+level plan that aims to mitigate the same failure. Use complete sentences.
+Here are some examples:
+""" + REFLECTION_EXAMPLES.replace("{", "{{").replace("}", "}}") + """
+Previous trial:
+Question: {task}
+{trajectory}
+Reflection:"""
+
+REFLECTIONS_HEADER = """\
+You have attempted to answer the following question before and failed. The \
+following reflection(s) give a plan to avoid failing to answer the question in \
+the same way you did previously. Use them to improve your strategy of correctly \
+answering the given question.
+"""
+REFLECTION_TEMPLATE = "Reflection {index}: {reflection}\n"
+VALUE_PATTERN = r"correctness score is\s*(\d+(?:\.\d+)?)"
+
+COT_INSTRUCTIONS = """\
+Solve a question answering task by having a Thought, then Finish with your \
+answer. Thought can reason about the current situation. Finish[answer] returns \
+the answer and finishes the task. There is no Wikipedia here: reason from what \
+you know."""
+
+COT_ACT_TEMPLATE = """\
+Here are some examples:
+{examples}(END OF EXAMPLES)
+{reflections}
+Question: {task}
+{trajectory}
+Reply as in the examples: one line "Thought: Let's think step by step. ..." with \
+your reasoning, then one line "Action: Finish[...]" with the answer."""
+
+COT_STEP_TEMPLATE = "{action}\n"
+
+COT_VALUE_TEMPLATE = """\
+Analyze the reasoning of a solution to a question answering task: thoughts that \
+reason about the question and a final Finish[answer]. Given a question and the \
+reasoning, evaluate its correctness and provide your reasoning and analysis. \
+Then at the last line conclude "Thus the correctness score is {{s}}", where s is \
+an integer from 1 to 10.
+
+{examples}
+{reflections}
+Question: {task}
+{trajectory}
+Evaluate this reasoning. End with the line "Thus the correctness score is N" (N from 1 to 10)."""
+
+COT_REFLECT_TEMPLATE = """\
+You are an advanced reasoning agent that can improve based on self refection. \
+You will be given a previous reasoning trial in which you were given a question \
+to answer. You were unsuccessful in answering the question either because you \
+guessed the wrong answer with Finish[<answer>] or there is a phrasing \
+discrepancy with your provided answer and the answer key. In a few sentences, \
+Diagnose a possible reason for failure or phrasing discrepancy and devise a new, \
+concise, high level plan that aims to mitigate the same failure. Use complete \
+sentences.
+
+Previous trial:
+Question: {task}
+{trajectory}
+Reflection:"""
+
+
+def react_prompt_pack(action_pattern: str) -> environment_pb2.PromptPack:
+    """The ReAct pack of `hotpotqa` (paper defaults: n=5, k=50, depth 7)."""
+    return environment_pb2.PromptPack(
+        instructions=REACT_INSTRUCTIONS,
+        examples=ACT_EXAMPLES,
+        act_template=REACT_ACT_TEMPLATE,
+        value_template=REACT_VALUE_TEMPLATE,
+        reflect_template=REACT_REFLECT_TEMPLATE,
+        step_template=REACT_STEP_TEMPLATE,
+        reflection_template=REFLECTION_TEMPLATE,
+        reflections_header=REFLECTIONS_HEADER,
+        value_examples=VALUE_EXAMPLES,
+        act_stop=["\nObservation", "\nQuestion:"],
+        value_stop=["\nQuestion:"],
+        value_pattern=VALUE_PATTERN,
+        value_min=1,
+        value_max=10,
+        act_max_tokens=128,
+        value_max_tokens=128,
+        reflect_max_tokens=128,
+        search_hints=environment_pb2.SearchHints(
+            max_depth=7, n_samples=5, iterations=50, simulate=True),
+    )
+
+
+def cot_prompt_pack() -> environment_pb2.PromptPack:
+    """The chain-of-thought pack of `hotpotqa-cot`: one step is normally a whole
+    reasoning chain ending in Finish[answer]; a step without Finish is a partial
+    thought the next step continues."""
+    return environment_pb2.PromptPack(
+        instructions=COT_INSTRUCTIONS,
+        examples=COT_EXAMPLES,
+        act_template=COT_ACT_TEMPLATE,
+        value_template=COT_VALUE_TEMPLATE,
+        reflect_template=COT_REFLECT_TEMPLATE,
+        step_template=COT_STEP_TEMPLATE,
+        reflection_template=REFLECTION_TEMPLATE,
+        reflections_header=REFLECTIONS_HEADER,
+        value_examples=COT_VALUE_EXAMPLES,
+        act_stop=["\nQuestion:"],
+        value_stop=["\nQuestion:"],
+        value_pattern=VALUE_PATTERN,
+        value_min=1,
+        value_max=10,
+        act_max_tokens=256,
+        value_max_tokens=128,
+        reflect_max_tokens=128,
+        search_hints=environment_pb2.SearchHints(
+            max_depth=3, n_samples=5, iterations=10, simulate=True),
+    )
