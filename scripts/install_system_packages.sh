@@ -2,7 +2,9 @@
 # Installs the Debian packages the project needs, if they are missing.
 # Safe to run repeatedly; needs root (or sudo) only when something is missing.
 set -euo pipefail
-packages=(sqlite3)
+# bubblewrap: the default code sandbox; docker.io and debootstrap: the docker
+# sandbox (a private dockerd and an image built without a registry).
+packages=(sqlite3 bubblewrap docker.io debootstrap)
 missing=()
 for pkg in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q "install ok installed" || missing+=("$pkg")

@@ -15,7 +15,7 @@ from lats_pb import environment_pb2
 TEMPLATE_PLACEHOLDERS = (
     "instructions", "examples", "task", "trajectory", "reflections", "step", "outcome",
 )
-STEP_PLACEHOLDERS = ("step", "action", "observation")
+STEP_PLACEHOLDERS = ("step", "action", "observation", "reflection")
 REFLECTION_PLACEHOLDERS = ("index", "reflection")
 PROTOCOL_MAX_MESSAGE_BYTES = 4 * 1024 * 1024
 

@@ -1,0 +1,199 @@
+"""Sandboxed test-suite runs per second, for each available backend with 1 and 2 workers.
+
+A "run" is one program plus its tests in a fresh process inside the sandbox
+(the unit the code-runner environment pays per Step). The program and its five
+asserts are HumanEval-sized. Runs are issued back to back, `workers` at a time.
+
+Besides runs/s it prints the CPU one run costs (this process, the workers and
+their runs, and for docker the engine's dockerd/containerd processes that relay
+the streams) and, once the workers can fill every core, the runs/s that cost
+allows on an idle machine. On a shared machine the wall-clock figures drop with
+other load, the CPU cost much less; as root, `chrt -f 10 python
+bench/bench_sandbox.py --backends bwrap` gives the bwrap workers priority over
+other load (docker's containers are started by the engine and do not inherit it).
+
+    python bench/bench_sandbox.py                 # bwrap, and docker if an engine answers
+    python bench/bench_sandbox.py --runs 2000 --backends bwrap
+    python bench/bench_sandbox.py --start-dockerd # root: start a private dockerd if none answers
+
+The machine's load average is printed first: other work on the two cores
+lowers the figures.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import os
+import statistics
+import sys
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from env_servers.sandbox import RunRequest, SandboxUnavailable, make_sandbox  # noqa: E402
+from env_servers.sandbox.engine import EngineUnavailable, find_engine, start_private_dockerd  # noqa: E402
+
+PROGRAM = '''from typing import List
+
+
+def has_close_elements(numbers: List[float], threshold: float) -> bool:
+    """Check if in given list of numbers, are any two numbers closer to each other than threshold."""
+    for idx, elem in enumerate(numbers):
+        for idx2, elem2 in enumerate(numbers):
+            if idx != idx2 and abs(elem - elem2) < threshold:
+                return True
+    return False
+'''
+TESTS = (
+    "assert has_close_elements([1.0, 2.0, 3.9, 4.0, 5.0, 2.2], 0.3) == True",
+    "assert has_close_elements([1.0, 2.0, 3.9, 4.0, 5.0, 2.2], 0.05) == False",
+    "assert has_close_elements([1.0, 2.0, 5.9, 4.0, 5.0], 0.95) == True",
+    "assert has_close_elements([1.0, 2.0, 5.9, 4.0, 5.0], 0.8) == False",
+    "assert has_close_elements([1.1, 2.2, 3.1, 4.1, 5.1], 1.0) == True",
+)
+
+
+TICKS = os.sysconf("SC_CLK_TCK")
+ENGINE_COMMANDS = {"dockerd", "containerd", "containerd-shim", "containerd-shim-runc-v2"}
+
+
+def _stat(pid: int) -> list[str]:
+    with open(f"/proc/{pid}/stat") as handle:
+        return handle.read().rsplit(")", 1)[1].split()
+
+
+def _cpu_seconds(pids: list[int]) -> dict[int, float]:
+    """CPU of each live process and of the children it has reaped."""
+    seconds = {}
+    for pid in pids:
+        try:
+            seconds[pid] = sum(int(value) for value in _stat(pid)[11:15]) / TICKS
+        except OSError:
+            continue
+    return seconds
+
+
+def _processes() -> dict[int, tuple[int, str]]:
+    found = {}
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            try:
+                fields = _stat(int(entry))
+                with open(f"/proc/{entry}/comm") as handle:
+                    found[int(entry)] = (int(fields[1]), handle.read().strip())
+            except OSError:
+                continue
+    return found
+
+
+def accounted_pids(sandbox) -> list[int]:
+    """The workers (inside bwrap: the child of bwrap), plus a docker engine's processes."""
+    processes = _processes()
+    roots = set(sandbox.worker_host_pids())
+    if sandbox.name == "bwrap":
+        roots = {pid for pid, (parent, _) in processes.items() if parent in roots}
+    if sandbox.name == "docker":
+        roots |= {pid for pid, (_, command) in processes.items() if command in ENGINE_COMMANDS}
+    return sorted(roots)
+
+
+def process_cpu() -> float:
+    times = os.times()
+    return times.user + times.system
+
+
+async def measure(backend: str, workers: int, runs: int, options: dict) -> tuple[float, float, float]:
+    """Return (runs per second, median latency in ms, CPU ms per run) after a warm-up."""
+    sandbox = make_sandbox(backend, workers=workers, recycle_after=10**9, **options)
+    request = RunRequest(program=PROGRAM, tests=TESTS)
+    latencies: list[float] = []
+
+    async def client(count: int) -> None:
+        for _ in range(count):
+            started = time.perf_counter()
+            result = await sandbox.run(request)
+            latencies.append(time.perf_counter() - started)
+            if not result.all_passed:
+                raise RuntimeError(f"benchmark run failed on {backend}: {result}")
+
+    try:
+        await sandbox.start()
+        await asyncio.gather(*(client(20) for _ in range(workers)))  # warm-up
+        latencies.clear()
+        pids = accounted_pids(sandbox)
+        own_before, others_before = process_cpu(), _cpu_seconds(pids)
+        started = time.perf_counter()
+        await asyncio.gather(*(client(runs // workers) for _ in range(workers)))
+        elapsed = time.perf_counter() - started
+        own_after, others_after = process_cpu(), _cpu_seconds(pids)
+        cpu = own_after - own_before
+        cpu += sum(others_after[pid] - others_before[pid] for pid in others_after if pid in others_before)
+    finally:
+        await sandbox.aclose()
+    count = len(latencies)
+    return count / elapsed, 1000 * statistics.median(latencies), 1000 * cpu / count
+
+
+def docker_options(start: bool) -> tuple[dict | None, str, object]:
+    url = find_engine()
+    if url is None and start:
+        try:
+            engine = start_private_dockerd()
+        except EngineUnavailable as error:
+            return None, f"dockerd could not start: {error}", None
+        return {"base_url": engine.base_url}, "", engine
+    if url is None:
+        return None, "no Docker engine answers (try --start-dockerd as root)", None
+    return {"base_url": url}, "", None
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    parser.add_argument("--runs", type=int, default=1000, help="measured runs per configuration")
+    parser.add_argument(
+        "--backends", nargs="+", default=["bwrap", "docker"], choices=["bwrap", "docker", "process"]
+    )
+    parser.add_argument("--workers", nargs="+", type=int, default=[1, 2])
+    parser.add_argument(
+        "--start-dockerd", action="store_true", help="start a private dockerd if none answers (root)"
+    )
+    args = parser.parse_args()
+
+    print(f"cores: {os.cpu_count()}, load average: {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
+    cores = os.cpu_count() or 1
+    header = ("backend", "workers", "runs/s", "median ms", "cpu ms/run", "cpu-bound runs/s")
+    print(f"{header[0]:20} {header[1]:>7} {header[2]:>8} {header[3]:>10} {header[4]:>11} {header[5]:>20}")
+    started_engine = None
+    try:
+        for backend in args.backends:
+            options: dict = {}
+            if backend == "docker":
+                options, reason, started_engine = docker_options(args.start_dockerd)
+                if options is None:
+                    print(f"{backend:20} unavailable: {reason}")
+                    continue
+            if backend == "process":
+                options["allow_insecure"] = True
+            for workers in args.workers:
+                try:
+                    rate, median, cpu = asyncio.run(measure(backend, workers, args.runs, dict(options)))
+                except SandboxUnavailable as error:
+                    print(f"{backend:20} unavailable: {error}")
+                    break
+                label = backend + (" (INSECURE)" if backend == "process" else "")
+                bound = f"{cores * 1000 / cpu:.0f}" if workers >= cores else "-"
+                print(
+                    f"{label:20} {workers:>7} {rate:>8.0f} {median:>10.2f} {cpu:>11.2f} {bound:>20}",
+                    flush=True,
+                )
+    finally:
+        if started_engine is not None:
+            started_engine.stop()
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,212 @@
+"""The Docker backend: each worker is the main process (PID 1) of its own warm container.
+
+Container: network none, read-only root, all capabilities dropped,
+no-new-privileges, private IPC, pids/memory/CPU limits, a non-root per-slot
+uid, a size-capped tmpfs /tmp owned by that uid (the work dir lives there), no
+logging. The host talks to the worker over the container's attached
+stdin/stdout (the engine's multiplexed stream), so no exec is needed per run.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import struct
+import uuid
+from collections import deque
+
+from env_servers.sandbox.base import SandboxUnavailable
+from env_servers.sandbox.bwrap import SANDBOX_ENV, WORK_DIR
+from env_servers.sandbox.channel import STDERR_TAIL_BYTES, Launcher, WorkerChannel, worker_source
+from env_servers.sandbox.engine import find_engine
+from env_servers.sandbox.image import IMAGE
+from env_servers.sandbox.uids import allocate_uid
+
+STREAM_HEADER = struct.Struct(">BxxxI")
+LABEL = "lats.sandbox.pool"
+
+
+class DockerChannel(WorkerChannel):
+    """A worker in a container, reached through an attach socket."""
+
+    def __init__(self, client, container_id: str, raw_socket, host_pid: int):
+        self.client = client
+        self.container_id = container_id
+        self.host_pids = (host_pid,) if host_pid else ()
+        self.reader = asyncio.StreamReader(limit=1 << 20)
+        self._socket = raw_socket
+        self._stderr_tail: deque[bytes] = deque(maxlen=64)
+        self._writer: asyncio.StreamWriter | None = None
+        self._pump_task: asyncio.Task | None = None
+        self._killed = False
+
+    async def open(self) -> None:
+        self._socket.setblocking(False)
+        stream_reader, self._writer = await asyncio.open_unix_connection(sock=self._socket, limit=1 << 20)
+        self._pump_task = asyncio.ensure_future(self._demultiplex(stream_reader))
+
+    async def _demultiplex(self, source: asyncio.StreamReader) -> None:
+        try:
+            while True:
+                header = await source.readexactly(STREAM_HEADER.size)
+                stream, size = STREAM_HEADER.unpack(header)
+                payload = await source.readexactly(size)
+                if stream == 1:
+                    self.reader.feed_data(payload)
+                else:
+                    self._stderr_tail.append(payload)
+        except (asyncio.IncompleteReadError, ConnectionError, OSError):
+            pass
+        finally:
+            self.reader.feed_eof()
+
+    async def send(self, data: bytes) -> None:
+        self._writer.write(data)
+        await self._writer.drain()
+
+    async def kill(self) -> None:
+        if self._killed:
+            return
+        self._killed = True
+        if self._writer is not None:
+            self._writer.close()
+        await asyncio.to_thread(self._remove)
+        if self._pump_task is not None:
+            self._pump_task.cancel()
+
+    def _remove(self) -> None:
+        import docker
+
+        try:
+            self.client.api.remove_container(self.container_id, force=True)
+        except docker.errors.NotFound:
+            pass
+        except docker.errors.APIError as error:
+            if error.status_code != 409:  # 409: the engine is already removing it (auto_remove)
+                raise
+
+    def diagnostics(self) -> str:
+        return b"".join(self._stderr_tail).decode("utf-8", "replace")[-STDERR_TAIL_BYTES:]
+
+
+class DockerLauncher(Launcher):
+    name = "docker"
+    secure = True
+
+    def __init__(
+        self,
+        *,
+        client=None,
+        base_url: str | None = None,
+        image: str = IMAGE,
+        container_memory_bytes: int = (1 << 30) + (256 << 20),
+        cpus: float = 1.0,
+        pids: int = 128,
+        tmp_bytes: int = 128 << 20,
+    ):
+        import docker
+
+        if client is None:
+            base_url = base_url or find_engine()
+            if base_url is None:
+                raise SandboxUnavailable(
+                    "no Docker engine answers (DOCKER_HOST, the private socket, /var/run/docker.sock): "
+                    "start one with `python -m env_servers.sandbox docker-up` (root) or set DOCKER_HOST"
+                )
+            client = docker.DockerClient(base_url=base_url)
+        self.client = client
+        self.image = image
+        try:
+            self.client.images.get(image)
+        except docker.errors.ImageNotFound as error:
+            raise SandboxUnavailable(
+                f"the Docker image {image} is missing: "
+                "build it with `python -m env_servers.sandbox docker-up`"
+            ) from error
+        except docker.errors.DockerException as error:
+            raise SandboxUnavailable(f"the Docker engine did not answer: {error}") from error
+        self.container_memory_bytes = container_memory_bytes
+        self.cpus = cpus
+        self.pids = pids
+        self.tmp_bytes = tmp_bytes
+        self.pool_label = uuid.uuid4().hex
+        self._uids: dict[int, int] = {}
+        self._source = worker_source()
+
+    def slot_uid(self, slot: int) -> int:
+        if slot not in self._uids:
+            self._uids[slot] = allocate_uid()
+        return self._uids[slot]
+
+    def _create_and_attach(self, slot: int):
+        api = self.client.api
+        uid = self.slot_uid(slot)
+        host_config = api.create_host_config(
+            network_mode="none",
+            read_only=True,
+            cap_drop=["ALL"],
+            security_opt=["no-new-privileges"],
+            ipc_mode="private",
+            pids_limit=self.pids,
+            mem_limit=self.container_memory_bytes,
+            memswap_limit=self.container_memory_bytes,
+            nano_cpus=int(self.cpus * 1e9),
+            shm_size=16 << 20,
+            tmpfs={"/tmp": f"rw,nosuid,nodev,exec,size={self.tmp_bytes},uid={uid},gid={uid},mode=0700"},
+            log_config={"Type": "none", "Config": {}},
+            init=False,
+            auto_remove=True,  # with stdin closing when we detach, a host that dies leaves no container
+        )
+        command = [
+            "python3",
+            "-I",
+            "-c",
+            self._source,
+            "--work",
+            WORK_DIR,
+            "--wipe",
+            "/tmp",
+            "--wipe",
+            "/dev/shm",
+        ]
+        container = api.create_container(
+            self.image,
+            command=command,
+            user=f"{uid}:{uid}",
+            environment=SANDBOX_ENV,
+            working_dir="/tmp",
+            hostname="sandbox",
+            stdin_open=True,
+            tty=False,
+            network_disabled=True,
+            labels={LABEL: self.pool_label},
+            host_config=host_config,
+        )
+        container_id = container["Id"]
+        try:
+            sock = api.attach_socket(container_id, params={"stdin": 1, "stdout": 1, "stderr": 1, "stream": 1})
+            api.start(container_id)
+            host_pid = api.inspect_container(container_id)["State"].get("Pid", 0)
+        except Exception:
+            api.remove_container(container_id, force=True)
+            raise
+        raw = getattr(sock, "_sock", sock)
+        return container_id, raw, host_pid
+
+    async def start(self, slot: int) -> WorkerChannel:
+        container_id, raw, host_pid = await asyncio.to_thread(self._create_and_attach, slot)
+        channel = DockerChannel(self.client, container_id, raw, host_pid)
+        await channel.open()
+        return channel
+
+    async def aclose(self) -> None:
+        def remove_leftovers():
+            for container in self.client.api.containers(
+                all=True, filters={"label": f"{LABEL}={self.pool_label}"}
+            ):
+                self.client.api.remove_container(container["Id"], force=True)
+
+        try:
+            await asyncio.to_thread(remove_leftovers)
+        except Exception:
+            pass
+        self.client.close()

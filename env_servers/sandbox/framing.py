@@ -1,0 +1,37 @@
+"""Length-prefixed JSON frames between the host and a worker (4-byte big-endian length)."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import struct
+
+HEADER = struct.Struct(">I")
+
+
+class WorkerLost(Exception):
+    """The worker closed its channel, sent garbage, or overran a frame limit."""
+
+
+def encode(message: dict) -> bytes:
+    body = json.dumps(message).encode()
+    return HEADER.pack(len(body)) + body
+
+
+async def read_frame(reader: asyncio.StreamReader, max_bytes: int) -> dict:
+    """Read one frame; raise WorkerLost on EOF, oversize or invalid JSON."""
+    try:
+        header = await reader.readexactly(HEADER.size)
+        (size,) = HEADER.unpack(header)
+        if size > max_bytes:
+            raise WorkerLost(f"worker sent a {size}-byte frame (limit {max_bytes})")
+        body = await reader.readexactly(size)
+    except (asyncio.IncompleteReadError, ConnectionError) as error:
+        raise WorkerLost("worker closed its channel") from error
+    try:
+        message = json.loads(body)
+    except ValueError as error:
+        raise WorkerLost("worker sent a frame that is not JSON") from error
+    if not isinstance(message, dict):
+        raise WorkerLost("worker sent a frame that is not a JSON object")
+    return message

@@ -1,0 +1,209 @@
+"""A pool of warm workers, one per slot, each inside its own long-lived sandbox.
+
+A run takes a free slot, sends the request with a fresh nonce, and waits for the
+reply at most the run's wall-clock limit plus a grace period. A worker that
+dies, stops answering or answers out of turn is killed and restarted; a worker
+is also recycled after `recycle_after` runs.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import math
+import secrets
+import time
+from dataclasses import asdict
+
+from env_servers.sandbox.base import (
+    STATUS_CRASHED,
+    STATUS_TIMEOUT,
+    RunRequest,
+    RunResult,
+    Sandbox,
+    SandboxUnavailable,
+)
+from env_servers.sandbox.channel import Launcher, WorkerChannel
+from env_servers.sandbox.framing import WorkerLost, encode, read_frame
+from env_servers.sandbox.results import build_result, lost_result
+
+DEFAULT_RECYCLE_AFTER = 2000
+DEFAULT_START_TIMEOUT = 60.0
+DEFAULT_REPLY_GRACE = 3.0
+READY_FRAME_BYTES = 4096
+MAX_SOURCE_CHARS = 8 << 20
+
+
+def validate(request: RunRequest) -> None:
+    """Raise ValueError, saying what to fix, for a request no backend should run."""
+    if not isinstance(request.program, str):
+        raise ValueError("RunRequest.program must be a str of Python source")
+    if not isinstance(request.tests, (tuple, list)) or not all(isinstance(t, str) for t in request.tests):
+        raise ValueError("RunRequest.tests must be a tuple of str (one assert or block each)")
+    size = len(request.program) + sum(len(test) for test in request.tests)
+    if size > MAX_SOURCE_CHARS:
+        raise ValueError(f"program and tests hold {size} characters; the limit is {MAX_SOURCE_CHARS}")
+    limits = request.limits
+    if not (math.isfinite(limits.wall_seconds) and limits.wall_seconds > 0):
+        raise ValueError("Limits.wall_seconds must be a positive number")
+    for field in ("cpu_seconds", "memory_bytes", "max_processes", "max_output_bytes", "max_file_bytes"):
+        if int(getattr(limits, field)) <= 0:
+            raise ValueError(f"Limits.{field} must be positive")
+
+
+_LOST = object()  # a run whose worker died before replying
+
+
+class _Slot:
+    """One worker position: holds the current worker and restarts it when needed."""
+
+    def __init__(self, pool: "WorkerPool", index: int):
+        self.pool = pool
+        self.index = index
+        self.channel: WorkerChannel | None = None
+        self.runs = 0
+        self.starts = 0
+        self.lost_reason = ""
+
+    async def ensure_started(self) -> WorkerChannel:
+        if self.channel is not None and not self.channel.alive():
+            await self.discard()
+        if self.channel is not None:
+            return self.channel
+        channel = await self.pool.launcher.start(self.index)
+        try:
+            ready = await asyncio.wait_for(
+                read_frame(channel.reader, READY_FRAME_BYTES), self.pool.start_timeout
+            )
+            if ready.get("ready") is not True:
+                raise WorkerLost(f"unexpected first frame {ready!r}")
+        except (WorkerLost, asyncio.TimeoutError) as error:
+            await channel.kill()
+            raise SandboxUnavailable(
+                f"the {self.pool.name} sandbox worker did not start ({error or 'no answer in time'}); "
+                f"its stderr: {channel.diagnostics().strip() or '(empty)'}"
+            ) from error
+        self.channel, self.runs = channel, 0
+        self.starts += 1
+        return channel
+
+    async def discard(self) -> None:
+        channel, self.channel = self.channel, None
+        if channel is not None:
+            await channel.kill()
+
+    async def run(self, request: RunRequest) -> RunResult:
+        was_warm = self.channel is not None and self.runs > 0
+        result = await self._run_once(request)
+        if result is _LOST and was_warm:
+            result = await self._run_once(
+                request
+            )  # the warm worker had died while idle: retry once on a new one
+        if result is _LOST:
+            return lost_result(request, STATUS_CRASHED, self.lost_reason, 0.0)
+        return result
+
+    async def _run_once(self, request: RunRequest):
+        channel = await self.ensure_started()
+        nonce = secrets.token_hex(16)
+        limits = asdict(request.limits)
+        frame = encode(
+            {"nonce": nonce, "program": request.program, "tests": list(request.tests), "limits": limits}
+        )
+        reply_limit = 12 * request.limits.max_output_bytes + (4 << 20)
+        started = time.monotonic()
+        try:
+            await channel.send(frame)
+            reply = await asyncio.wait_for(
+                read_frame(channel.reader, reply_limit), request.limits.wall_seconds + self.pool.reply_grace
+            )
+        except asyncio.TimeoutError:
+            await self.discard()
+            return lost_result(
+                request,
+                STATUS_TIMEOUT,
+                "the sandbox worker did not answer in time; it was restarted",
+                time.monotonic() - started,
+            )
+        except (WorkerLost, ConnectionError) as error:
+            await self.discard()
+            self.lost_reason = f"the sandbox worker died during the run ({error}); it was restarted"
+            return _LOST
+        if reply.get("nonce") != nonce:
+            await self.discard()
+            return lost_result(
+                request,
+                STATUS_CRASHED,
+                "the sandbox worker answered out of turn; it was restarted",
+                time.monotonic() - started,
+            )
+        self.runs += 1
+        if self.runs >= self.pool.recycle_after:
+            await self.discard()
+        return build_result(request, reply, nonce)
+
+
+class WorkerPool(Sandbox):
+    """A `Sandbox` backed by `workers` warm workers started by `launcher`."""
+
+    def __init__(
+        self,
+        launcher: Launcher,
+        *,
+        workers: int = 2,
+        recycle_after: int = DEFAULT_RECYCLE_AFTER,
+        start_timeout: float = DEFAULT_START_TIMEOUT,
+        reply_grace: float = DEFAULT_REPLY_GRACE,
+    ):
+        if workers < 1:
+            raise ValueError("workers must be at least 1")
+        if recycle_after < 1:
+            raise ValueError("recycle_after must be at least 1")
+        self.launcher = launcher
+        self.name = launcher.name
+        self.secure = launcher.secure
+        self.recycle_after = recycle_after
+        self.start_timeout = start_timeout
+        self.reply_grace = reply_grace
+        self.slots = [_Slot(self, index) for index in range(workers)]
+        self._free: asyncio.Queue[_Slot] | None = None
+        self._closed = False
+
+    def _queue(self) -> asyncio.Queue:
+        if self._free is None:
+            self._free = asyncio.Queue()
+            for slot in self.slots:
+                self._free.put_nowait(slot)
+        return self._free
+
+    async def start(self) -> None:
+        """Start every worker now (otherwise each starts on its first run)."""
+        await asyncio.gather(*(slot.ensure_started() for slot in self.slots))
+
+    async def run(self, request: RunRequest) -> RunResult:
+        if self._closed:
+            raise RuntimeError(f"the {self.name} sandbox is closed")
+        validate(request)
+        free = self._queue()
+        slot = await free.get()
+        try:
+            return await slot.run(request)
+        except asyncio.CancelledError:
+            await asyncio.shield(slot.discard())  # the worker may be mid-run
+            raise
+        finally:
+            free.put_nowait(slot)
+
+    def slot_uids(self) -> list[int | None]:
+        """Host uid of each slot's sandboxed processes (None: the caller's own uid)."""
+        return [self.launcher.slot_uid(slot.index) for slot in self.slots]
+
+    def worker_host_pids(self) -> list[int]:
+        """Host pids of the running workers' sandbox processes (for host-side checks)."""
+        return [pid for slot in self.slots if slot.channel for pid in slot.channel.host_pids]
+
+    async def aclose(self) -> None:
+        if self._closed:
+            return
+        self._closed = True
+        await asyncio.gather(*(slot.discard() for slot in self.slots), return_exceptions=True)
+        await self.launcher.aclose()

@@ -1,0 +1,48 @@
+"""The INSECURE process backend: rlimits, a wall clock and a subreaper, no isolation.
+
+The program can read and write whatever the invoking user can, and reach the
+network. For development only; `make_sandbox` refuses it unless asked with
+allow_insecure=True, and its `secure` flag is False so callers can label results.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import shutil
+import sys
+import tempfile
+
+from env_servers.sandbox.channel import Launcher, WorkerChannel, start_subprocess_worker, worker_source
+
+INSECURE_NOTE = "INSECURE: the 'process' sandbox isolates nothing (rlimits and a timeout only)"
+log = logging.getLogger(__name__)
+
+
+class ProcessLauncher(Launcher):
+    name = "process"
+    secure = False
+
+    def __init__(self, *, python: str = sys.executable):
+        log.warning(INSECURE_NOTE)
+        self.python = python
+        self._root: str | None = None
+        self._source = worker_source()
+
+    async def start(self, slot: int) -> WorkerChannel:
+        if self._root is None:
+            self._root = tempfile.mkdtemp(prefix="lats-insecure-sandbox-")
+        work = os.path.join(self._root, f"slot{slot}")
+        os.makedirs(work, mode=0o700, exist_ok=True)
+        environment = {
+            "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
+            "HOME": work,
+            "TMPDIR": work,
+            "LANG": "C.UTF-8",
+        }
+        argv = [self.python, "-I", "-c", self._source, "--work", os.path.join(work, "run"), "--wipe", work]
+        return await start_subprocess_worker(argv, uid=None, env=environment)
+
+    async def aclose(self) -> None:
+        if self._root is not None:
+            shutil.rmtree(self._root, ignore_errors=True)

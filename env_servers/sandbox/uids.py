@@ -1,0 +1,39 @@
+"""Unprivileged host uids for sandbox slots, when the host process is root.
+
+Each slot gets its own uid (and a group of the same number, no supplementary
+groups), so RLIMIT_NPROC counts only that slot's processes, host-side checks can
+find everything a slot left, and bwrap never runs as root. A process takes a
+block of uids derived from its pid, so concurrent pools on one host do not share.
+"""
+
+from __future__ import annotations
+
+import itertools
+import os
+
+UID_BASE = 3_000_000
+UIDS_PER_PROCESS = 1000
+_next = itertools.count()
+
+
+def running_as_root() -> bool:
+    return os.geteuid() == 0
+
+
+def allocate_uid() -> int:
+    """A fresh unprivileged uid for one slot of this process."""
+    block = UID_BASE + (os.getpid() % 1_000_000) * UIDS_PER_PROCESS
+    return block + next(_next) % UIDS_PER_PROCESS
+
+
+def processes_of_uid(uid: int) -> list[int]:
+    """Host pids whose real uid is `uid` (zombies included)."""
+    found = []
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            try:
+                if os.stat(f"/proc/{entry}").st_uid == uid:
+                    found.append(int(entry))
+            except FileNotFoundError:
+                continue
+    return found

@@ -1,0 +1,88 @@
+"""Host-side observation of what a sandbox left behind (processes), independent of its own report."""
+
+from __future__ import annotations
+
+import os
+import threading
+
+from env_servers.sandbox.pool import WorkerPool
+from env_servers.sandbox.uids import processes_of_uid
+
+
+def _parents() -> dict[int, int]:
+    parents = {}
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            try:
+                with open(f"/proc/{entry}/stat", "rb") as handle:
+                    fields = handle.read().rsplit(b")", 1)[1].split()
+            except OSError:
+                continue
+            parents[int(entry)] = int(fields[1])
+    return parents
+
+
+def descendants(roots: set[int]) -> set[int]:
+    parents = _parents()
+    found: set[int] = set()
+    frontier = set(roots)
+    while frontier:
+        frontier = {pid for pid, parent in parents.items() if parent in frontier and pid not in found}
+        found |= frontier
+    return found
+
+
+def _worker_processes(sandbox: WorkerPool) -> set[int]:
+    """The sandbox's own long-lived processes: the worker (and, for bwrap, bwrap itself)."""
+    roots = set(sandbox.worker_host_pids())
+    if sandbox.name == "bwrap":  # bwrap runs the worker as its direct child (PID 1 inside)
+        parents = _parents()
+        roots |= {pid for pid, parent in parents.items() if parent in roots}
+    return roots
+
+
+def sandbox_processes(sandbox: WorkerPool) -> set[int]:
+    """Every host process belonging to the sandbox: descendants of its workers and its slot uids'."""
+    found = descendants(set(sandbox.worker_host_pids()))
+    for uid in sandbox.slot_uids():
+        if uid is not None:
+            found |= set(processes_of_uid(uid))
+    return found
+
+
+def leftover_processes(sandbox: WorkerPool) -> list[str]:
+    """Processes of the sandbox other than its workers, described for an assertion message."""
+    leftovers = sandbox_processes(sandbox) - _worker_processes(sandbox)
+    described = []
+    for pid in sorted(leftovers):
+        try:
+            with open(f"/proc/{pid}/cmdline", "rb") as handle:
+                command = handle.read().replace(b"\0", b" ").decode(errors="replace")[:80]
+        except OSError:
+            continue
+        described.append(f"{pid}: {command}")
+    return described
+
+
+class PeakCounter:
+    """Samples the number of the sandbox's host processes while a run goes on."""
+
+    def __init__(self, sandbox: WorkerPool, interval: float = 0.02):
+        self.sandbox = sandbox
+        self.interval = interval
+        self.peak = 0
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._sample, daemon=True)
+
+    def _sample(self):
+        while not self._stop.is_set():
+            self.peak = max(self.peak, len(sandbox_processes(self.sandbox) - _worker_processes(self.sandbox)))
+            self._stop.wait(self.interval)
+
+    def __enter__(self):
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc_info):
+        self._stop.set()
+        self._thread.join()
