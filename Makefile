@@ -19,7 +19,7 @@ help:
 	@echo "make setup        install system packages, the project and its dependencies into $(VENV)"
 	@echo "make protos       regenerate protos/gen from protos/lats_pb/*.proto"
 	@echo "make conformance ADDR=host:port   run the environment conformance kit against a server"
-	@echo "make bench        print throughput figures (expansions/s, Step round trip)"
+	@echo "make bench        print throughput figures (search machinery, sandbox, environments)"
 
 $(PY):
 	$(SYSTEM_PYTHON) -m venv $(VENV)
@@ -47,6 +47,8 @@ demo: setup
 
 bench: setup
 	$(PY) bench/bench_search_throughput.py
+	$(PY) bench/bench_sandbox.py
+	$(PY) bench/bench_wiki.py
 
 conformance:
 	$(PY) -m lats conformance $(ADDR)
