@@ -49,6 +49,7 @@ bench: setup
 	$(PY) bench/bench_search_throughput.py
 	$(PY) bench/bench_sandbox.py
 	$(PY) bench/bench_wiki.py
+	$(PY) bench/bench_webshop.py
 
 conformance:
 	$(PY) -m lats conformance $(ADDR)

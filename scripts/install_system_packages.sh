@@ -3,8 +3,9 @@
 # Safe to run repeatedly; needs root (or sudo) only when something is missing.
 set -euo pipefail
 # bubblewrap: the default code sandbox; docker.io and debootstrap: the docker
-# sandbox (a private dockerd and an image built without a registry).
-packages=(sqlite3 bubblewrap docker.io debootstrap)
+# sandbox (a private dockerd and an image built without a registry);
+# chromium + chromium-driver: the WebShop site's browser test.
+packages=(bubblewrap docker.io debootstrap chromium chromium-driver)
 missing=()
 for pkg in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q "install ok installed" || missing+=("$pkg")

@@ -1,0 +1,102 @@
+"""The WebShop domain: description, prompt pack, tasks and typed errors."""
+
+from __future__ import annotations
+
+import re
+import string
+
+import pytest
+
+from env_servers.core import InvalidRequest, InvalidTask, TaskNotFound
+from env_servers.webshop.domain import WebShopDomain
+from env_servers.webshop.prompts import EXAMPLES, VALUE_EXAMPLES
+
+
+@pytest.fixture(scope="module")
+def domain(store):
+    return WebShopDomain()
+
+
+def test_description_and_search_hints(domain):
+    description = domain.describe()
+    assert description.reward_mode == "oracle" and description.max_steps == 15
+    assert description.splits[0] == "test"
+    hints = description.prompt_pack.search_hints
+    assert (hints.max_depth, hints.n_samples, hints.iterations) == (15, 5, 30)
+    assert not description.capabilities.inline_tasks and description.capabilities.snapshot
+    pattern = re.compile(description.action_grammar.pattern)
+    assert all(pattern.match(example) for example in description.action_grammar.examples)
+
+
+def test_the_prompt_pack_is_the_papers(domain):
+    pack = domain.describe().prompt_pack
+    actions = re.findall(r"^Action: (\w+)\[", EXAMPLES, re.MULTILINE)
+    assert actions == ["search", "think", "click", "think", "click", "click", "click"]
+    assert EXAMPLES.rstrip().endswith("Action: click[Buy Now]")
+    assert re.findall(r"Thus the correctness score is (\d+)", VALUE_EXAMPLES) == ["5", "9"]
+    rendered = pack.value_template.format(examples="E", reflections="", task="T",
+                                          trajectory="Action: x\nObservation: y\n\n")
+    assert 'conclude "Thus the correctness score is {s}"' in rendered
+    assert rendered.endswith("Action: x\nObservation: y\n\nReflection:")
+    assert re.search(pack.value_pattern, "Thus the correctness score is 7").group(1) == "7"
+    reflect = pack.reflect_template.format(task="T", trajectory="Action: x\n")
+    assert reflect.endswith("T\n\nAction: x\nSTATUS: FAIL\n\nReflection:")
+    assert reflect.count("STATUS: FAIL") == 3
+    act = pack.act_template.format(examples="E", reflections="", task="T", trajectory="")
+    assert act.endswith("T\n\nAction:")
+    used = {name for _, name, _, _ in string.Formatter().parse(pack.act_template) if name}
+    assert used == {"examples", "reflections", "task", "trajectory"}
+
+
+def test_the_examples_observations_look_like_this_shops(domain, shop):
+    state = shop.new_episode("fixed_3")
+    first = state["observation"].split("\n")
+    assert first[:2] == ["WebShop", "Instruction:"] and first[-1] == "[Search]"
+    assert EXAMPLES.startswith("WebShop\nInstruction:\n")
+    results = shop.step(state, "search[deodorant]").observation.split("\n")
+    assert results[:3] == ["[Back to Search]", "Page 1 (Total results: 50)", "[Next >]"]
+    assert "[Back to Search]\nPage 1 (Total results: 50)\n[Next >]\n[B078GWRC1J]" in EXAMPLES
+
+
+def test_splits_list_seeded_episodes(domain, store):
+    assert domain.list_tasks("test") == [f"fixed_{i}" for i in range(500)]
+    assert domain.list_tasks("dev")[0] == "fixed_500" and len(domain.list_tasks("dev")) == 1000
+    assert len(domain.list_tasks("all")) == store.goal_count
+    assert len(domain.list_tasks("train")) == store.goal_count - 1500
+    with pytest.raises(InvalidRequest, match="test, dev, train, all"):
+        domain.list_tasks("validation")
+
+
+def test_reset_refuses_unknown_tasks_options_and_inline_tasks(domain, store):
+    with pytest.raises(TaskNotFound, match="fixed_0 to fixed_12086"):
+        domain.reset(f"fixed_{store.goal_count}", 0, {})
+    with pytest.raises(TaskNotFound):
+        domain.reset("game24/900", 0, {})
+    with pytest.raises(InvalidRequest, match="no options"):
+        domain.reset("fixed_0", 0, {"difficulty": "hard"})
+    with pytest.raises(InvalidTask, match="fixed_0"):
+        domain.reset({"instruction": "buy socks"}, 0, {})
+
+
+def test_score_before_and_after_buying(domain):
+    state = domain.reset("fixed_0", 0, {}).state
+    before = domain.score(state)
+    assert (before.score, before.success) == (0.0, False) and "no purchase" in before.details
+    target = state["goal"]["asin"]
+    title = domain.shop.store.product(target)["Title"]
+    for action in (f"search[{title}]", f"click[{target}]", "click[Buy Now]"):
+        outcome = domain.step(state, action)
+        if outcome.invalid_action and action.startswith("click[B0"):
+            pytest.skip("the target is not on the first results page for its own title")
+        state = outcome.state
+    after = domain.score(state)
+    assert after.score == state["reward"] > 0 and after.metrics["purchased"] == 1.0
+    assert f"the target was {target}" in after.details
+
+
+def test_a_foreign_state_is_an_invalid_request(domain):
+    state = dict(domain.reset("fixed_0", 0, {}).state, catalog="ffffffffffffffff")
+    with pytest.raises(InvalidRequest, match="catalog"):
+        domain.step(state, "think[hm]")
+    with pytest.raises(InvalidRequest):
+        domain.observation_of(state)
