@@ -1,5 +1,12 @@
-"""Effective search settings: the request's SearchConfig over the environment's
-search hints over the paper's defaults."""
+"""Effective search settings, merged in layers (later wins):
+
+  the paper's defaults < the environment's search hints < the method's
+  defaults < the request's SearchConfig < the method's fixed settings
+
+A request field counts as set when it is non-zero (or, for optional fields,
+present). planner.methods.registry holds each method's defaults and fixed
+settings; the result reports the effective values.
+"""
 
 from __future__ import annotations
 
@@ -7,60 +14,86 @@ from lats_pb import environment_pb2 as env_pb
 from lats_pb import planner_pb2 as pb
 
 from planner.lats import DEFAULT_ITERATIONS, DEFAULT_MAX_DEPTH, DEFAULT_N_SAMPLES, LatsConfig
+from planner.methods.registry import MethodSpec, UnknownMethod, method_spec
 
 MAX_N_SAMPLES = 64
 MAX_ITERATIONS = 10_000
 MAX_DEPTH = 1_000
+
+PAPER_DEFAULTS = dict(
+    n_samples=DEFAULT_N_SAMPLES, iterations=DEFAULT_ITERATIONS, max_depth=DEFAULT_MAX_DEPTH,
+    exploration_weight=1.0, value_weight=0.5, reflection=True, simulate=True,
+    temperature=1.0, max_reflections=3, value_samples=1, lm_value=True,
+)
 
 
 class ConfigError(ValueError):
     """A SearchConfig value is out of range (the message says which and why)."""
 
 
+def resolve_method(request: pb.SearchConfig) -> MethodSpec:
+    """The request's method ("" = lats); ConfigError if unknown."""
+    try:
+        return method_spec(request.method)
+    except UnknownMethod as exc:
+        raise ConfigError(str(exc)) from None
+
+
+def _hinted(hints: env_pb.SearchHints) -> dict:
+    values: dict = dict(root_samples=hints.root_samples,
+                        reflect_each_failure=hints.reflect_each_failure,
+                        reward_in_value=hints.reward_in_value)
+    for name in ("n_samples", "iterations", "max_depth"):
+        if getattr(hints, name):
+            values[name] = getattr(hints, name)
+    if hints.HasField("value_weight"):
+        values["value_weight"] = hints.value_weight
+    if hints.ByteSize():
+        values["simulate"] = hints.simulate
+    return values
+
+
+def _requested(request: pb.SearchConfig) -> dict:
+    values: dict = {"seed": request.seed}
+    for name in ("n_samples", "iterations", "max_depth", "temperature", "max_reflections",
+                 "value_samples"):
+        if getattr(request, name):
+            values[name] = getattr(request, name)
+    for name in ("exploration_weight", "value_weight", "reflection", "simulate", "lm_value"):
+        if request.HasField(name):
+            values[name] = getattr(request, name)
+    return values
+
+
 def effective_config(request: pb.SearchConfig, hints: env_pb.SearchHints) -> LatsConfig:
-    """Merges request > hints > defaults and validates ranges."""
-    method = request.method or "lats"
-    if method != "lats":
-        raise ConfigError(f"unknown method {method!r}; this planner supports: lats")
-    n = request.n_samples or hints.n_samples or DEFAULT_N_SAMPLES
-    k = request.iterations or hints.iterations or DEFAULT_ITERATIONS
-    d = request.max_depth or hints.max_depth or DEFAULT_MAX_DEPTH
-    w = request.exploration_weight if request.HasField("exploration_weight") else 1.0
-    lam = (request.value_weight if request.HasField("value_weight")
-           else hints.value_weight if hints.HasField("value_weight") else 0.5)
-    simulate = request.simulate if request.HasField("simulate") else (
-        hints.simulate if hints.ByteSize() else True)
+    """Merges the layers for the request's method and validates ranges."""
+    spec = resolve_method(request)
+    merged = {**PAPER_DEFAULTS, **_hinted(hints), **spec.defaults, **_requested(request),
+              **spec.fixed}
+    n, k, d = merged["n_samples"], merged["iterations"], merged["max_depth"]
     if not 1 <= n <= MAX_N_SAMPLES:
         raise ConfigError(f"n_samples must be 1..{MAX_N_SAMPLES}, got {n}")
     if not 1 <= k <= MAX_ITERATIONS:
         raise ConfigError(f"iterations must be 1..{MAX_ITERATIONS}, got {k}")
     if not 1 <= d <= MAX_DEPTH:
         raise ConfigError(f"max_depth must be 1..{MAX_DEPTH}, got {d}")
-    if w < 0:
-        raise ConfigError(f"exploration_weight must be >= 0, got {w}")
-    if not 0.0 <= lam <= 1.0:
-        raise ConfigError(f"value_weight (lambda) must be in [0, 1], got {lam}")
-    if not 0.0 <= request.temperature <= 2.0:
-        raise ConfigError(f"temperature must be in [0, 2], got {request.temperature}")
-    return LatsConfig(
-        n_samples=n, iterations=k, max_depth=d, exploration_weight=w, value_weight=lam,
-        reflection=request.reflection if request.HasField("reflection") else True,
-        simulate=simulate, temperature=request.temperature or 1.0, seed=request.seed,
-        max_reflections=request.max_reflections or 3,
-        value_samples=request.value_samples or 1,
-        root_samples=hints.root_samples,
-        reflect_each_failure=hints.reflect_each_failure,
-        reward_in_value=hints.reward_in_value,
-    )
+    if merged["exploration_weight"] < 0:
+        raise ConfigError(f"exploration_weight must be >= 0, got {merged['exploration_weight']}")
+    if not 0.0 <= merged["value_weight"] <= 1.0:
+        raise ConfigError(f"value_weight (lambda) must be in [0, 1], got {merged['value_weight']}")
+    if not 0.0 <= merged["temperature"] <= 2.0:
+        raise ConfigError(f"temperature must be in [0, 2], got {merged['temperature']}")
+    return LatsConfig(**merged)
 
 
 def to_proto(config: LatsConfig, request: pb.SearchConfig) -> pb.SearchConfig:
     """The effective config as reported in results (every figure names it)."""
     return pb.SearchConfig(
-        method="lats", n_samples=config.n_samples, iterations=config.iterations,
-        max_depth=config.max_depth, exploration_weight=config.exploration_weight,
-        value_weight=config.value_weight, reflection=config.reflection,
-        simulate=config.simulate, temperature=config.temperature, seed=config.seed,
-        model=request.model, max_reflections=config.max_reflections,
-        budget=request.budget, value_samples=config.value_samples,
+        method=request.method or "lats", n_samples=config.n_samples,
+        iterations=config.iterations, max_depth=config.max_depth,
+        exploration_weight=config.exploration_weight, value_weight=config.value_weight,
+        reflection=config.reflection, simulate=config.simulate,
+        temperature=config.temperature, seed=config.seed, model=request.model,
+        max_reflections=config.max_reflections, budget=request.budget,
+        value_samples=config.value_samples, lm_value=config.lm_value,
     )

@@ -12,6 +12,7 @@ One iteration of the search:
      V = lambda * LM + (1 - lambda) * SC (planner.evaluation), all children
      concurrently. A terminal child's value is its normalised reward; an
      action the environment rejected as invalid gets V = 0 without a model call.
+     With the LM value switched off (an ablation) V = SC and no call is made.
   4. Simulation: from the best new child, keep expanding and moving to the
      highest-value child until a terminal state or the depth limit.
   5. Backpropagation: the rollout's reward r (the normalised terminal reward,
@@ -67,6 +68,7 @@ class LatsConfig:
     root_samples: int = 0                   # samples at the root (0 = n)
     reflect_each_failure: bool = False      # per-child reflections instead of per-rollout
     reward_in_value: bool = False           # V = lambda*LM + (1-lambda)*reward
+    lm_value: bool = True                   # ablation off: V = SC (or reward), no value calls
 
 
 @dataclass
@@ -176,6 +178,10 @@ class LatsSearch:
             child.lm_score, child.value = 0.0, 0.0
         elif child.terminal and not self.honest:
             child.value = self.normalised(child.reward)
+        elif not self.config.lm_value:
+            # "No LM value heuristic" ablation: only the second term, for free.
+            child.value = (self.normalised(child.reward) if self.config.reward_in_value
+                           else child.sc_score)
         else:
             samples = max(1, self.config.value_samples)
             texts = await self._sample(

@@ -1,10 +1,12 @@
 """The Planner gRPC service: Solve streams a search as it grows; GetRun reads runs.
 
-Solve validates the request, describes the environment, runs LatsSearch with
-every model call going through the LLM gateway, and streams SearchEvents; the
-last event is always `finished` (with status ERROR and a message if the search
-failed on an environment or gateway error). Runs are stored in the RunStore
-when they start and when they end. If the client cancels, the search stops.
+Solve validates the request, describes the environment, runs the requested
+search method (planner.methods: LATS by default, its ablations and the
+baselines) with every model call going through the LLM gateway, and streams
+SearchEvents; the last event is always `finished` (with status ERROR and a
+message if the search failed on an environment or gateway error). Runs are
+stored in the RunStore when they start and when they end. If the client
+cancels, the search stops.
 """
 
 from __future__ import annotations
@@ -21,7 +23,7 @@ import grpc
 from lats_pb import planner_pb2 as pb
 from lats_pb import planner_pb2_grpc as pb_grpc
 
-from planner.config import ConfigError, effective_config, to_proto
+from planner.config import ConfigError, effective_config, resolve_method, to_proto
 from planner.convert import node_message
 from planner.environment_client import EnvironmentClient, TaskRef
 from planner.events import EventSink
@@ -159,6 +161,7 @@ class PlannerServicer(pb_grpc.PlannerServicer):
                                 f"cannot reach the environment at {request.env_address}: "
                                 f"{exc.code().name} {exc.details()}")
         try:
+            method = resolve_method(request.config)
             config = effective_config(request.config, description.prompt_pack.search_hints)
         except ConfigError as exc:
             await context.abort(grpc.StatusCode.INVALID_ARGUMENT, str(exc))
@@ -172,7 +175,7 @@ class PlannerServicer(pb_grpc.PlannerServicer):
         sink = QueueSink(run_id, queue)
         budget = request.config.budget if request.config.HasField("budget") else None
         model = GatewayModel(self._gateway, run_id, request.config.model, budget)
-        search = LatsSearch(env, description, model, config, task, sink)
+        search = method.search(env, description, model, config, task, sink)
         live = LiveRun(run=run, search=search)
         self._live[run_id] = live
         await self._store.put(run)

@@ -24,7 +24,7 @@ RUN_STATUS_FAILED: RunStatus
 RUN_STATUS_ERROR: RunStatus
 
 class SearchConfig(_message.Message):
-    __slots__ = ("method", "n_samples", "iterations", "max_depth", "exploration_weight", "value_weight", "reflection", "simulate", "temperature", "seed", "model", "max_reflections", "budget", "value_samples")
+    __slots__ = ("method", "n_samples", "iterations", "max_depth", "exploration_weight", "value_weight", "reflection", "simulate", "temperature", "seed", "model", "max_reflections", "budget", "value_samples", "lm_value")
     METHOD_FIELD_NUMBER: _ClassVar[int]
     N_SAMPLES_FIELD_NUMBER: _ClassVar[int]
     ITERATIONS_FIELD_NUMBER: _ClassVar[int]
@@ -39,6 +39,7 @@ class SearchConfig(_message.Message):
     MAX_REFLECTIONS_FIELD_NUMBER: _ClassVar[int]
     BUDGET_FIELD_NUMBER: _ClassVar[int]
     VALUE_SAMPLES_FIELD_NUMBER: _ClassVar[int]
+    LM_VALUE_FIELD_NUMBER: _ClassVar[int]
     method: str
     n_samples: int
     iterations: int
@@ -53,7 +54,8 @@ class SearchConfig(_message.Message):
     max_reflections: int
     budget: _llm_pb2.Budget
     value_samples: int
-    def __init__(self, method: _Optional[str] = ..., n_samples: _Optional[int] = ..., iterations: _Optional[int] = ..., max_depth: _Optional[int] = ..., exploration_weight: _Optional[float] = ..., value_weight: _Optional[float] = ..., reflection: _Optional[bool] = ..., simulate: _Optional[bool] = ..., temperature: _Optional[float] = ..., seed: _Optional[int] = ..., model: _Optional[str] = ..., max_reflections: _Optional[int] = ..., budget: _Optional[_Union[_llm_pb2.Budget, _Mapping]] = ..., value_samples: _Optional[int] = ...) -> None: ...
+    lm_value: bool
+    def __init__(self, method: _Optional[str] = ..., n_samples: _Optional[int] = ..., iterations: _Optional[int] = ..., max_depth: _Optional[int] = ..., exploration_weight: _Optional[float] = ..., value_weight: _Optional[float] = ..., reflection: _Optional[bool] = ..., simulate: _Optional[bool] = ..., temperature: _Optional[float] = ..., seed: _Optional[int] = ..., model: _Optional[str] = ..., max_reflections: _Optional[int] = ..., budget: _Optional[_Union[_llm_pb2.Budget, _Mapping]] = ..., value_samples: _Optional[int] = ..., lm_value: _Optional[bool] = ...) -> None: ...
 
 class SolveRequest(_message.Message):
     __slots__ = ("env_address", "task_id", "inline_task", "config", "run_id")

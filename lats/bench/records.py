@@ -1,0 +1,83 @@
+"""A finished bench job as one flat, JSON-able record.
+
+Every table and plot is computed from these records only, so a summary can
+always be checked against the stored rows. Fields:
+
+  job_key task_id label method          what ran (label = the variant spec)
+  environment reward_mode model         every figure names its mode and model
+  n k d w lambda reflection lm_value    the effective search settings (as run)
+  max_calls max_tokens                  the model budget (0 = none)
+  requested                             the request's SearchConfig fields
+  status                                "solved" | "failed" | "error"
+  success score metrics scored          the environment's hidden-ground-truth Score
+                                        (success falls back to status when unscored)
+  calls prompt_tokens completion_tokens model usage of the run
+  iterations nodes_expanded nodes wall_seconds
+  actions final_observation error run_id session finished_at
+"""
+
+from __future__ import annotations
+
+import datetime
+
+from lats_pb import planner_pb2 as pb
+
+from lats.bench.variants import Job
+
+_STATUS = {pb.RUN_STATUS_SOLVED: "solved", pb.RUN_STATUS_FAILED: "failed"}
+
+
+def _now() -> str:
+    return datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds")
+
+
+def _base(job: Job, session: int) -> dict:
+    budget = job.config.get("budget") or {}
+    return {
+        "job_key": job.key, "task_id": job.task_id, "label": job.label,
+        "method": job.config.get("method", "lats"), "requested": job.config,
+        "max_calls": budget.get("max_calls", 0), "max_tokens": budget.get("max_total_tokens", 0),
+        "session": session, "finished_at": _now(),
+    }
+
+
+def record_from_result(job: Job, result: pb.RunResult, run_id: str, session: int) -> dict:
+    """The record of a run that reached its `finished` event."""
+    config = result.config
+    status = _STATUS.get(result.status, "error")
+    success = result.score.success if result.scored else status == "solved"
+    return {
+        **_base(job, session),
+        "environment": result.environment, "reward_mode": result.reward_mode,
+        "model": result.model,
+        "n": config.n_samples, "k": config.iterations, "d": config.max_depth,
+        "w": round(config.exploration_weight, 6), "lambda": round(config.value_weight, 6),
+        "reflection": config.reflection, "lm_value": config.lm_value,
+        "status": status, "success": bool(success) and status != "error",
+        "scored": result.scored, "score": result.score.score if result.scored else None,
+        "metrics": dict(result.score.metrics) if result.scored else {},
+        "calls": result.usage.calls, "prompt_tokens": result.usage.prompt_tokens,
+        "completion_tokens": result.usage.completion_tokens,
+        "iterations": result.iterations, "nodes_expanded": result.nodes_expanded,
+        "nodes": result.nodes, "wall_seconds": round(result.wall_seconds, 3),
+        "actions": list(result.actions), "final_observation": result.final_observation,
+        "error": result.error if status == "error" else "", "reason": result.error,
+        "run_id": run_id,
+    }
+
+
+def error_record(job: Job, message: str, session: int, run_id: str = "") -> dict:
+    """The record of a job the planner refused or lost (no result)."""
+    requested = job.config
+    return {
+        **_base(job, session),
+        "environment": "", "reward_mode": "", "model": requested.get("model", ""),
+        "n": requested.get("n_samples", 0), "k": requested.get("iterations", 0),
+        "d": requested.get("max_depth", 0), "w": requested.get("exploration_weight"),
+        "lambda": requested.get("value_weight"), "reflection": requested.get("reflection"),
+        "lm_value": requested.get("lm_value"),
+        "status": "error", "success": False, "scored": False, "score": None, "metrics": {},
+        "calls": 0, "prompt_tokens": 0, "completion_tokens": 0, "iterations": 0,
+        "nodes_expanded": 0, "nodes": 0, "wall_seconds": 0.0, "actions": [],
+        "final_observation": "", "error": message, "reason": message, "run_id": run_id,
+    }

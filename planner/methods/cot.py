@@ -1,0 +1,117 @@
+"""Chain of thought (CoT) and CoT with self-consistency (CoT-SC), over the protocol.
+
+"Reasoning only" here means the model never sees an observation from the
+environment. A transcript is written from the act prompt without the act
+stop sequences, so a model may write the whole trajectory in one go (its
+actions and its own guesses of the observations, in the pack's step format);
+the planner reads the actions out of it (planner.methods.transcript) and
+steps them in order in the environment, which only checks them. When the
+transcript stops short of a terminal state (packs often ask for one step per
+reply), the model continues from the act prompt whose trajectory shows its
+own actions with every observation left blank, until a terminal state, the
+depth limit d or an empty reply; each continuation is one more call.
+In an environment with a one-step answer format (a whole program, an
+answer to a question) the transcript is that single answer, so CoT is one
+act sample without feedback; in a tool-using environment the tool's results
+are never seen, so CoT is the reasoning-only baseline of the papers.
+
+  cot     one transcript, greedy (temperature 0 unless the request sets one).
+  cot_sc  k transcripts (their first calls n at a time) and a majority vote
+          over their final actions (the answers), counted over transcripts
+          that ended in a valid terminal state (all transcripts if none did).
+          The earliest transcript with the winning answer is the run's
+          answer; rewards and scores play no part in the vote.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+
+from planner.lats import SearchOutcome
+from planner.methods.base import SearchMethod
+from planner.methods.transcript import split_transcript
+from planner.model_client import BudgetExhausted
+from planner.prompting import action_key
+from planner.tree import Node
+
+MIN_TRANSCRIPT_TOKENS = 256
+MAX_TRANSCRIPT_TOKENS = 2048
+
+
+class CotSearch(SearchMethod):
+    """k whole-trajectory transcripts, stepped open-loop; majority answer."""
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.leaves: list[Node] = []     # the last node of each followed transcript
+        self.budget_note = ""
+
+    def transcript_tokens(self) -> int:
+        """Room for d actions and the model's guessed observations."""
+        per_step = self.pack.act_max_tokens or 128
+        wanted = 2 * per_step * self.config.max_depth
+        return max(MIN_TRANSCRIPT_TOKENS, min(MAX_TRANSCRIPT_TOKENS, wanted))
+
+    async def _transcripts(self, outcome: SearchOutcome) -> list[str]:
+        k, per_call = self.config.iterations, max(1, self.config.n_samples)
+        texts: list[str] = []
+        try:
+            while len(texts) < k:
+                n = min(per_call, k - len(texts))
+                texts += await self.generate(
+                    self.renderer.act(self.root, ()), "cot", f"{self.root.id}@{len(texts)}", n,
+                    self.config.temperature, (), self.transcript_tokens())
+        except BudgetExhausted as exc:
+            outcome.reason = f"model budget spent after {len(texts)} transcripts: {exc}"
+        return texts
+
+    async def _follow(self, index: int, text: str) -> Node | None:
+        """Steps transcript `index` from the root, continuing it blind when it
+        stops short; the last node reached (None if it gave no action)."""
+        node, depth = self.root, self.config.max_depth
+        while True:
+            actions = split_transcript(text, self.pack.step_template, node.depth + 1,
+                                       self.pack.act_stop, self.pack.action_prefix_pattern,
+                                       depth - node.depth)
+            for action in actions:
+                if node.terminal:
+                    break
+                self.nodes_expanded += 1
+                node = await self.extend(node, action)
+            if not actions or node.terminal or node.depth >= depth:
+                break
+            try:
+                text, = await self.generate(
+                    self.renderer.act(_blind(node), ()), "cot", f"{node.id}@{index}", 1,
+                    self.config.temperature, (), self.transcript_tokens())
+            except BudgetExhausted as exc:
+                self.budget_note = f"model budget spent during a continuation: {exc}"
+                break
+        return node if node is not self.root else None
+
+    async def search(self, outcome: SearchOutcome) -> None:
+        self.events.iteration(1)
+        self.events.selected(self.root, 1)
+        texts = await self._transcripts(outcome)
+        outcome.iterations = len(texts)
+        leaves = [await self._follow(i, text) for i, text in enumerate(texts)]
+        self.leaves = [leaf for leaf in leaves if leaf is not None]
+        outcome.answer = self.choose_answer()
+        if not outcome.reason:
+            outcome.reason = self.budget_note or f"majority over {len(self.leaves)} of {len(texts)} transcripts"
+
+    def choose_answer(self) -> Node | None:
+        voters = [n for n in self.leaves if n.terminal and not n.invalid_action] or self.leaves
+        if not voters:
+            return None
+        votes = Counter(action_key(n.action) for n in voters)
+        winner = max(votes, key=lambda key: votes[key])   # ties: the earliest answer
+        return next(n for n in voters if action_key(n.action) == winner)
+
+
+def _blind(node: Node) -> Node:
+    """A copy of `node`'s trajectory with every observation left blank."""
+    copy = Node(id="blind", observation=node.path()[0].observation)
+    for step in node.trajectory():
+        copy = Node(id="blind", parent=copy, depth=step.depth, action=step.action)
+    return copy

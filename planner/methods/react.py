@@ -1,0 +1,35 @@
+"""ReAct (Yao et al., 2023) and ReAct best-of-k.
+
+A trajectory: at each state the act prompt gives ONE next action (n = 1), the
+environment steps it and the observation joins the trajectory in the next
+prompt, until a terminal state or the depth limit d. No value calls, no
+reflections.
+
+  react      one trajectory, greedy (temperature 0 unless the request sets one).
+  react_bok  up to k independently sampled trajectories (temperature 1 unless
+             set); the first whose terminal reward reaches the environment's
+             success threshold ends the run. In honest mode no reward reveals
+             success, so all k run and the answer is the terminal state with
+             the highest reward.
+"""
+
+from __future__ import annotations
+
+from planner.lats import SearchOutcome
+from planner.methods.base import SearchMethod
+
+
+class TrajectorySampler(SearchMethod):
+    """k ReAct trajectories from the root; stops at the first success."""
+
+    async def search(self, outcome: SearchOutcome) -> None:
+        k = self.config.iterations
+        for trial in range(1, k + 1):
+            outcome.iterations = trial
+            self.events.iteration(trial)
+            self.events.selected(self.root, trial)
+            leaf, _ = await self.rollout(trial)
+            if self.is_success(leaf):
+                outcome.reason = f"trajectory {trial} reached the success threshold"
+                return
+        outcome.reason = f"{k} trajectories without success"

@@ -1,0 +1,89 @@
+"""The search methods a Solve request can name (SearchConfig.method).
+
+Every method reads the same effective settings (planner.config: request >
+method defaults > environment hints > the paper's defaults) and runs through
+the same services and accounting. A method's `defaults` are what it is
+usually run with (the request may change them); its `fixed` settings are what
+the method is (a request cannot change them, and results report them).
+
+`anytime` marks methods whose k only stops the loop: a run with k = K behaves,
+up to iteration j, exactly as a run with k = j, so success by iteration j can
+be read off one run (the success-vs-k curve of `lats bench`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from types import MappingProxyType
+
+from planner.lats import LatsSearch
+from planner.methods.cot import CotSearch
+from planner.methods.react import TrajectorySampler
+from planner.methods.reflexion import ReflexionSearch
+from planner.methods.tot import BfsSearch, DfsSearch
+
+_NO_VALUE = {"n_samples": 1, "reflect_each_failure": False}
+
+
+@dataclass(frozen=True)
+class MethodSpec:
+    name: str
+    search: type[LatsSearch]
+    summary: str                       # what it is, and what k and n mean for it
+    defaults: Mapping[str, object] = field(default_factory=dict)
+    fixed: Mapping[str, object] = field(default_factory=dict)
+    anytime: bool = False
+
+    def __post_init__(self):
+        object.__setattr__(self, "defaults", MappingProxyType(dict(self.defaults)))
+        object.__setattr__(self, "fixed", MappingProxyType(dict(self.fixed)))
+
+
+METHODS: dict[str, MethodSpec] = {spec.name: spec for spec in (
+    MethodSpec("lats", LatsSearch,
+               "LATS: MCTS with UCT, LM value + self-consistency, simulation, reflection; "
+               "k = iterations, n = actions sampled per expansion", anytime=True),
+    MethodSpec("lats_dfs", DfsSearch,
+               "LATS (DFS) ablation: LATS's value and reflection, depth-first with value "
+               "pruning instead of MCTS; k = trajectories, n = samples per expansion",
+               anytime=True),
+    MethodSpec("tot_dfs", DfsSearch,
+               "Tree of Thoughts DFS: LM value pruning (lambda 1), no reflection; "
+               "k = trajectories, n = samples per expansion",
+               defaults={"value_weight": 1.0, "reflection": False}, anytime=True),
+    MethodSpec("tot_bfs", BfsSearch,
+               "Tree of Thoughts BFS: the b = k best states kept per depth (lambda 1); "
+               "n = samples per state", defaults={"value_weight": 1.0},
+               fixed={"reflection": False}),
+    MethodSpec("react", TrajectorySampler,
+               "ReAct: one greedy trajectory (k = 1, n = 1)",
+               defaults={"temperature": 0.0},
+               fixed={**_NO_VALUE, "iterations": 1, "reflection": False}),
+    MethodSpec("react_bok", TrajectorySampler,
+               "ReAct best of k: up to k sampled trajectories, the first success ends it",
+               fixed={**_NO_VALUE, "reflection": False}, anytime=True),
+    MethodSpec("reflexion", ReflexionSearch,
+               "Reflexion: up to k trials, a reflection kept in memory (at most 3 shown) "
+               "after each failed one; in full-program domains k attempts in one branch",
+               defaults={"temperature": 0.0}, fixed={"n_samples": 1}, anytime=True),
+    MethodSpec("cot", CotSearch,
+               "Chain of thought: one greedy transcript of the whole trajectory, "
+               "stepped without feedback (k = 1)", defaults={"temperature": 0.0},
+               fixed={"iterations": 1, "n_samples": 1, "reflection": False}),
+    MethodSpec("cot_sc", CotSearch,
+               "CoT with self-consistency: majority answer of k transcripts, "
+               "n transcripts per model call", fixed={"reflection": False}),
+)}
+
+
+class UnknownMethod(ValueError):
+    """A method name that is not in METHODS."""
+
+
+def method_spec(name: str) -> MethodSpec:
+    """The spec of `name` ("" = "lats"); raises UnknownMethod listing the choices."""
+    spec = METHODS.get(name or "lats")
+    if spec is None:
+        raise UnknownMethod(f"unknown method {name!r}; choose one of {', '.join(METHODS)}")
+    return spec

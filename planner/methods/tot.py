@@ -1,0 +1,113 @@
+"""Tree of Thoughts (Yao et al., 2023) search over the LATS tree operations.
+
+Both expand a state as LATS does (n actions from one act call, identical ones
+merged, each child stepped in its own forked session and valued
+V = lambda * LM + (1 - lambda) * SC), but replace MCTS's selection,
+simulation and backpropagation:
+
+  DFS  From the root, expand the state and visit its children best value
+       first, skipping (pruning) children valued below `prune_below` and
+       invalid actions; a success ends the search. A path ends at a terminal
+       state or the depth limit, or at a state whose children were all pruned;
+       each path end is one of at most k trajectories, and a failed one is
+       reflected upon when reflection is on. As "tot_dfs" (lambda = 1, no
+       reflection) this is ToT's DFS; as "lats_dfs" (LATS's value and
+       reflection) it is the LATS paper's "LATS (DFS)" ablation: DFS instead
+       of MCTS.
+  BFS  ToT's Game-of-24 setting: level by level up to depth d, expand every
+       state of the frontier; a success ends the search; the b = k best valid,
+       non-terminal children form the next frontier.
+"""
+
+from __future__ import annotations
+
+from planner.lats import SearchOutcome
+from planner.methods.base import SearchMethod
+from planner.tree import Node
+
+PRUNE_BELOW = 0.3
+
+
+class DfsSearch(SearchMethod):
+    """Depth-first search with value pruning; k bounds the trajectories."""
+
+    prune_below = PRUNE_BELOW
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.trajectory = 1
+        self.solution: Node | None = None
+
+    def _by_value(self, children: list[Node]) -> list[Node]:
+        """Successes first, then by value; ties keep the sampling order."""
+        return sorted(children, key=lambda c: (self.is_success(c), c.value), reverse=True)
+
+    async def _path_end(self, leaf: Node) -> bool:
+        """Counts a finished trajectory (reflecting on it unless it was the
+        last one); True when k are spent."""
+        if self.trajectory >= self.config.iterations:
+            return True
+        if self.config.reflection and not self.config.reflect_each_failure:
+            await self._reflect(leaf)
+        self.trajectory += 1
+        self.events.iteration(self.trajectory)
+        return False
+
+    async def _visit(self, node: Node) -> bool:
+        """Expands `node` and descends; True when the search must stop."""
+        self.events.selected(node, self.trajectory)
+        children = self._by_value(await self.expand(node))
+        descended = False
+        for child in children:
+            if self.is_success(child):
+                self.solution = child
+                return True
+            if child.invalid_action or child.value < self.prune_below:
+                continue
+            descended = True
+            if child.terminal or child.depth >= self.config.max_depth:
+                if await self._path_end(child):
+                    return True
+            elif await self._visit(child):
+                return True
+        if not descended:
+            return await self._path_end(children[0] if children else node)
+        return False
+
+    async def search(self, outcome: SearchOutcome) -> None:
+        self.events.iteration(self.trajectory)
+        stopped = await self._visit(self.root)
+        outcome.iterations = self.trajectory
+        if self.solution is not None:
+            outcome.answer = self.solution
+            outcome.reason = f"trajectory {self.trajectory} reached the success threshold"
+        elif stopped:
+            outcome.reason = f"k={self.config.iterations} trajectories spent"
+        else:
+            outcome.reason = "every branch above the pruning threshold is explored"
+
+
+class BfsSearch(SearchMethod):
+    """Breadth-first beam search: the b = k best states per depth."""
+
+    async def search(self, outcome: SearchOutcome) -> None:
+        beam = self.config.iterations
+        frontier = [self.root]
+        for level in range(1, self.config.max_depth + 1):
+            outcome.iterations = level
+            self.events.iteration(level)
+            candidates: list[Node] = []
+            for node in frontier:
+                self.events.selected(node, level)
+                for child in await self.expand(node):
+                    if self.is_success(child):
+                        outcome.answer = child
+                        outcome.reason = f"depth {level} reached the success threshold"
+                        return
+                    if not child.terminal and not child.invalid_action:
+                        candidates.append(child)
+            frontier = sorted(candidates, key=lambda c: c.value, reverse=True)[:beam]
+            if not frontier:
+                outcome.reason = f"no state left to expand at depth {level}"
+                return
+        outcome.reason = f"depth limit d={self.config.max_depth} reached"

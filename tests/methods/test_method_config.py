@@ -1,0 +1,91 @@
+"""Effective settings per method: request > method defaults > hints > paper defaults,
+with each method's fixed settings on top."""
+
+import pytest
+
+from lats_pb import environment_pb2 as env_pb
+from lats_pb import planner_pb2 as pb
+
+from planner.config import ConfigError, effective_config, to_proto
+from planner.lats import LatsSearch
+from planner.methods import METHODS, method_spec
+from planner.methods.cot import CotSearch
+from planner.methods.react import TrajectorySampler
+from planner.methods.reflexion import ReflexionSearch
+from planner.methods.tot import BfsSearch, DfsSearch
+
+HINTS = env_pb.SearchHints(max_depth=4, n_samples=5, iterations=10, simulate=True,
+                           value_weight=0.8)
+
+
+def config(method, **request):
+    return effective_config(pb.SearchConfig(method=method, **request), HINTS)
+
+
+def test_every_method_name_maps_to_its_search_class():
+    assert {name: spec.search for name, spec in METHODS.items()} == {
+        "lats": LatsSearch, "lats_dfs": DfsSearch, "tot_dfs": DfsSearch, "tot_bfs": BfsSearch,
+        "react": TrajectorySampler, "react_bok": TrajectorySampler,
+        "reflexion": ReflexionSearch, "cot": CotSearch, "cot_sc": CotSearch}
+    assert method_spec("").name == "lats"
+
+
+def test_unknown_method_is_a_config_error_that_lists_the_choices():
+    with pytest.raises(ConfigError, match="unknown method 'mcts'.*lats, lats_dfs.*cot_sc"):
+        config("mcts")
+
+
+def test_lats_keeps_hints_and_request_layers():
+    c = config("lats")
+    assert (c.n_samples, c.iterations, c.max_depth, c.value_weight) == (5, 10, 4, 0.8)
+    c = config("lats", n_samples=3, value_weight=0.5, lm_value=False, reflection=False)
+    assert (c.n_samples, c.value_weight, c.lm_value, c.reflection) == (3, 0.5, False, False)
+
+
+def test_react_is_one_greedy_trajectory_whatever_k_and_n_the_request_says():
+    c = config("react", iterations=7, n_samples=4)
+    assert (c.iterations, c.n_samples, c.temperature, c.reflection) == (1, 1, 0.0, False)
+    assert config("react", temperature=0.7).temperature == 0.7
+
+
+def test_best_of_k_samples_and_keeps_k():
+    c = config("react_bok", iterations=6, n_samples=4)
+    assert (c.iterations, c.n_samples, c.temperature) == (6, 1, 1.0)
+
+
+def test_reflexion_is_greedy_and_keeps_the_environments_reflection_style():
+    hints = env_pb.SearchHints(reflect_each_failure=True, root_samples=1)
+    c = effective_config(pb.SearchConfig(method="reflexion", iterations=4), hints)
+    assert (c.iterations, c.n_samples, c.temperature, c.reflect_each_failure) == (4, 1, 0.0, True)
+
+
+def test_tot_uses_the_lm_value_only_unless_the_request_says_otherwise():
+    assert config("tot_dfs").value_weight == 1.0       # beats the environment's 0.8
+    assert config("tot_dfs").reflection is False
+    assert config("tot_dfs", value_weight=0.3).value_weight == 0.3
+    assert config("tot_bfs", reflection=True).reflection is False   # fixed
+    assert config("lats_dfs").value_weight == 0.8 and config("lats_dfs").reflection
+
+
+def test_cot_is_one_transcript_and_cot_sc_k_of_them():
+    c = config("cot", iterations=5)
+    assert (c.iterations, c.n_samples, c.temperature) == (1, 1, 0.0)
+    c = config("cot_sc", iterations=9, n_samples=3)
+    assert (c.iterations, c.n_samples, c.temperature) == (9, 3, 1.0)
+
+
+def test_ranges_are_checked_after_merging():
+    with pytest.raises(ConfigError, match="value_weight"):
+        config("tot_dfs", value_weight=1.5)
+    with pytest.raises(ConfigError, match="n_samples must be 1..64, got 65"):
+        config("lats", n_samples=65)
+
+
+def test_reported_config_names_the_method_and_the_ablation_switches():
+    request = pb.SearchConfig(method="tot_dfs", lm_value=False, iterations=3)
+    reported = to_proto(effective_config(request, HINTS), request)
+    assert reported.method == "tot_dfs" and reported.iterations == 3
+    assert reported.HasField("lm_value") and reported.lm_value is False
+    assert reported.value_weight == 1.0 and reported.reflection is False
+    plain = pb.SearchConfig()
+    assert to_proto(effective_config(plain, HINTS), plain).method == "lats"
