@@ -64,10 +64,10 @@ def serve_planner(host, port, gateway, db, max_runs, env_timeout, model_timeout,
     asyncio.run(main())
 
 
-def _solve_request(env, task, run_id, n, k, depth, w, lam, temperature, seed, reflection,
+def _solve_request(env, task, run_id, method, n, k, depth, w, lam, temperature, seed, reflection,
                    model, max_calls, max_tokens) -> planner_pb2.SolveRequest:
     config = planner_pb2.SearchConfig(
-        n_samples=n or 0, iterations=k or 0, max_depth=depth or 0, temperature=temperature or 0.0,
+        method=method, n_samples=n or 0, iterations=k or 0, max_depth=depth or 0, temperature=temperature or 0.0,
         seed=seed, model=model or "")
     if w is not None:
         config.exploration_weight = w
@@ -89,6 +89,9 @@ def _solve_request(env, task, run_id, n, k, depth, w, lam, temperature, seed, re
               help="host:port of the environment server.")
 @click.option("--task", "task_id", required=True, help="Task id (see the environment's ListTasks).")
 @click.option("--run-id", default=None, help="Name the run (default: generated).")
+@click.option("--method", default="lats", show_default=True,
+              help="Search method (lats, lats_dfs, react, react_bok, reflexion, cot, cot_sc, "
+                   "tot_dfs, tot_bfs).")
 @click.option("-n", "--n-samples", type=int, default=None, help="Actions sampled per expansion (n).")
 @click.option("-k", "--iterations", type=int, default=None, help="MCTS iterations (k).")
 @click.option("-d", "--max-depth", type=int, default=None, help="Depth limit (d).")
@@ -104,11 +107,11 @@ def _solve_request(env, task, run_id, n, k, depth, w, lam, temperature, seed, re
 @click.option("--json", "as_json", is_flag=True, help="Print events as JSON lines.")
 @click.option("--timeout", type=float, default=3600.0, show_default=True,
               help="Give up on the whole search after this many seconds.")
-def solve(planner_address, env_address, task_id, run_id, n_samples, iterations, max_depth,
+def solve(planner_address, env_address, task_id, run_id, method, n_samples, iterations, max_depth,
           exploration_weight, value_weight, temperature, seed, reflection, model, max_calls,
           max_tokens, as_json, timeout):
     """Search one task and print the search as it grows."""
-    request = _solve_request(env_address, task_id, run_id, n_samples, iterations, max_depth,
+    request = _solve_request(env_address, task_id, run_id, method, n_samples, iterations, max_depth,
                              exploration_weight, value_weight, temperature, seed, reflection,
                              model, max_calls, max_tokens)
 

@@ -34,7 +34,7 @@ class EventPrinter:
     def _on_started(self, e: pb.RunStarted, event: pb.SearchEvent) -> None:
         c = e.config
         self._line(f"run {event.run_id} on {e.environment} task {e.task_id} "
-                   f"(mode {e.reward_mode or 'none'}; n={c.n_samples} k={c.iterations} "
+                   f"(method {c.method or 'lats'}, mode {e.reward_mode or 'none'}; n={c.n_samples} k={c.iterations} "
                    f"d={c.max_depth} w={c.exploration_weight:g} lambda={c.value_weight:g})")
         self._line(f"task: {_short(e.task, 200)}")
 
@@ -67,7 +67,7 @@ class EventPrinter:
 
     def _on_finished(self, r: pb.RunResult, event) -> None:
         self._line(f"== {_STATUS_NAMES.get(r.status, '?')} after {r.iterations} iterations, "
-                   f"{r.nodes_expanded} expansions, {r.nodes} nodes ({r.error})")
+                   f"{r.nodes_expanded} expansions, {r.nodes} nodes ({r.error or r.stop_reason})")
         for i, action in enumerate(r.actions, start=1):
             self._line(f"   {i}. {action}")
         if r.final_observation:

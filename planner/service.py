@@ -218,7 +218,8 @@ class PlannerServicer(pb_grpc.PlannerServicer):
             status=_STATUS.get(outcome.status, pb.RUN_STATUS_ERROR),
             iterations=outcome.iterations, nodes_expanded=search.nodes_expanded,
             nodes=sum(1 for _ in search.root.walk()) if search.root else 0,
-            wall_seconds=outcome.wall_seconds, error=error or outcome.reason,
+            wall_seconds=outcome.wall_seconds, error=error, stop_reason=outcome.reason,
+            method=config_message.method,
             reward_mode=description.reward_mode or "none", model=model.model_name,
             config=config_message, environment=environment, task_id=task_id,
         )

@@ -61,7 +61,7 @@ def record_from_result(job: Job, result: pb.RunResult, run_id: str, session: int
         "iterations": result.iterations, "nodes_expanded": result.nodes_expanded,
         "nodes": result.nodes, "wall_seconds": round(result.wall_seconds, 3),
         "actions": list(result.actions), "final_observation": result.final_observation,
-        "error": result.error if status == "error" else "", "reason": result.error,
+        "error": result.error, "reason": result.stop_reason or result.error,
         "run_id": run_id,
     }
 

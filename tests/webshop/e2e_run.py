@@ -66,7 +66,7 @@ def summary(events: list[pb.SearchEvent]) -> dict:
         "reflections": [e.reflection.text for e in events
                         if e.WhichOneof("event") == "reflection"],
         "model_calls": result.usage.calls,
-        "reason": result.error,
+        "reason": result.stop_reason or result.error,
     }
 
 
