@@ -288,39 +288,25 @@ class LatsSearch:
             await self.env.close(session)
 
     # -------------------------------------------------------------------- run
+    def choose_answer(self) -> Node | None:
+        """The node to report; by default a success, else the best terminal state."""
+        return self._answer()
+
     async def run(self) -> SearchOutcome:
+        """Starts the episode, runs `search`, then chooses, scores and times the answer.
+
+        The model budget running out ends the search gracefully (status failed).
+        """
         started = time.monotonic()
         outcome = SearchOutcome(status="failed", answer=None)
         try:
             self.root = await self._start()
-            for iteration in range(1, self.config.iterations + 1):
-                leaf = select_leaf(self.root, self.select_rule)
-                if leaf is None:
-                    outcome.reason = "every branch of the tree is exhausted"
-                    break
-                outcome.iterations = iteration
-                self.events.iteration(iteration)
-                self.events.selected(leaf, iteration)
-                children = await self.expand(leaf)
-                if not children:
-                    continue
-                end = await self._simulate(self._best(children))
-                reward = self._rollout_reward(end)
-                path = backpropagate(end, reward)
-                self.events.backpropagated(end, reward, path)
-                if self.is_success(end):
-                    outcome.status = "solved"
-                    outcome.reason = "a terminal state reached the success threshold"
-                    break
-                if (self.config.reflection and not self.config.reflect_each_failure
-                        and (end.terminal or end.depth >= self.config.max_depth)):
-                    await self._reflect(end)
-            else:
-                outcome.reason = f"iteration budget k={self.config.iterations} spent"
+            await self.search(outcome)
         except BudgetExhausted as exc:
             outcome.reason = f"model budget spent: {exc}"
         if self.root is not None:
-            outcome.answer = self._answer()
+            if outcome.answer is None:
+                outcome.answer = self.choose_answer()
             if outcome.answer is not None and self.is_success(outcome.answer):
                 outcome.status = "solved"
             if outcome.answer is not None and self.description.capabilities.score:
@@ -329,3 +315,30 @@ class LatsSearch:
         outcome.reflections = list(self.reflections)
         outcome.wall_seconds = time.monotonic() - started
         return outcome
+
+    async def search(self, outcome: SearchOutcome) -> None:
+        """The MCTS loop (the module docstring); sets iterations, status and reason."""
+        for iteration in range(1, self.config.iterations + 1):
+            leaf = select_leaf(self.root, self.select_rule)
+            if leaf is None:
+                outcome.reason = "every branch of the tree is exhausted"
+                break
+            outcome.iterations = iteration
+            self.events.iteration(iteration)
+            self.events.selected(leaf, iteration)
+            children = await self.expand(leaf)
+            if not children:
+                continue
+            end = await self._simulate(self._best(children))
+            reward = self._rollout_reward(end)
+            path = backpropagate(end, reward)
+            self.events.backpropagated(end, reward, path)
+            if self.is_success(end):
+                outcome.status = "solved"
+                outcome.reason = "a terminal state reached the success threshold"
+                break
+            if (self.config.reflection and not self.config.reflect_each_failure
+                    and (end.terminal or end.depth >= self.config.max_depth)):
+                await self._reflect(end)
+        else:
+            outcome.reason = f"iteration budget k={self.config.iterations} spent"

@@ -8,8 +8,9 @@ prompt pack, model budget and usage accounting, and is reported the same way.
 
 Subclasses implement `search(outcome)`: grow the tree from `self.root`, set
 `outcome.iterations` (what k counts for the method) and `outcome.reason`, and
-optionally `outcome.answer`. `run()` wraps it: start, stop gracefully when the
-model budget is spent, choose and score the answer, time the run.
+optionally `outcome.answer`. `LatsSearch.run()` wraps it: start, stop gracefully
+when the model budget is spent, choose (`choose_answer`) and score the answer,
+time the run.
 
 `nodes_expanded` counts model generations at a state: one per act call (or per
 step of a model-written transcript), as LATS counts one per expansion.
@@ -17,10 +18,8 @@ step of a model-written transcript), as LATS counts one per expansion.
 
 from __future__ import annotations
 
-import time
-
 from planner.lats import LatsSearch, SearchOutcome, derived_seed
-from planner.model_client import BudgetExhausted, SamplingParams
+from planner.model_client import SamplingParams
 from planner.prompting import clean_action
 from planner.tree import Node, mark_exhausted
 
@@ -30,30 +29,6 @@ class SearchMethod(LatsSearch):
 
     async def search(self, outcome: SearchOutcome) -> None:
         raise NotImplementedError
-
-    def choose_answer(self) -> Node | None:
-        """The node to report; by default a success, else the best terminal state."""
-        return self._answer()
-
-    async def run(self) -> SearchOutcome:
-        started = time.monotonic()
-        outcome = SearchOutcome(status="failed", answer=None)
-        try:
-            self.root = await self._start()
-            await self.search(outcome)
-        except BudgetExhausted as exc:
-            outcome.reason = f"model budget spent: {exc}"
-        if self.root is not None:
-            if outcome.answer is None:
-                outcome.answer = self.choose_answer()
-            if outcome.answer is not None and self.is_success(outcome.answer):
-                outcome.status = "solved"
-            if outcome.answer is not None and self.description.capabilities.score:
-                outcome.score = await self._score(outcome.answer)
-        outcome.nodes_expanded = self.nodes_expanded
-        outcome.reflections = list(self.reflections)
-        outcome.wall_seconds = time.monotonic() - started
-        return outcome
 
     # ------------------------------------------------------------ primitives
     def passed(self, node: Node) -> bool:
