@@ -12,6 +12,10 @@ from env_servers.core import Domain
 
 DOMAINS: dict[str, str] = {
     "game24": "env_servers.game24.domain:Game24Domain",
+    "webshop": "env_servers.webshop.domain:WebShopDomain",
+    "coderunner": "env_servers.coderunner.domain:CodeRunnerDomain",
+    "hotpotqa": "env_servers.wiki.domain:HotpotQADomain",
+    "hotpotqa-cot": "env_servers.wiki.domain:HotpotQACoTDomain",
 }
 
 

@@ -8,6 +8,9 @@ Subcommands are contributed by the packages that own them:
   lats conformance ADDR    lats.conformance.cli
   lats model ...           llm_gateway.model_cli
   lats demo                lats.demo
+  lats bench               lats.bench.cli
+  lats wiki ...            env_servers.wiki.cli
+  lats webshop ...         env_servers.webshop.cli
 """
 
 from __future__ import annotations
@@ -36,6 +39,9 @@ def serve() -> None:
 
 def _register() -> None:
     from env_servers.cli import serve_env
+    from env_servers.webshop.cli import webshop
+    from env_servers.wiki.cli import wiki
+    from lats.bench.cli import bench
     from lats.conformance.cli import conformance
     from lats.demo import demo
     from llm_gateway.model_cli import model
@@ -49,6 +55,9 @@ def _register() -> None:
     main.add_command(conformance, "conformance")
     main.add_command(model, "model")
     main.add_command(demo, "demo")
+    main.add_command(bench, "bench")
+    main.add_command(wiki, "wiki")
+    main.add_command(webshop, "webshop")
 
 
 _register()

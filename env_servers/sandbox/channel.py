@@ -80,11 +80,20 @@ class SubprocessChannel(WorkerChannel):
         return b"".join(self._stderr_tail).decode("utf-8", "replace")[-STDERR_TAIL_BYTES:]
 
 
+SETPRIV = "/usr/bin/setpriv"
+
+
 async def start_subprocess_worker(
     argv: list[str], *, uid: int | None, env: dict[str, str]
 ) -> SubprocessChannel:
-    """Start `argv` in its own session, dropping to `uid` (its own group, no extra groups) if given."""
-    credentials = {} if uid is None else {"user": uid, "group": uid, "extra_groups": []}
+    """Start `argv` in its own session, dropping to `uid` (its own group, no extra groups) if given.
+
+    The uid is dropped by `setpriv` (util-linux) rather than subprocess's
+    user=/group= arguments: those make CPython fork() instead of vfork(), and
+    gRPC's fork handlers then crash the child when this runs inside a server.
+    """
+    if uid is not None:
+        argv = [SETPRIV, f"--reuid={uid}", f"--regid={uid}", "--clear-groups", *argv]
     process = await asyncio.create_subprocess_exec(
         *argv,
         stdin=asyncio.subprocess.PIPE,
@@ -94,7 +103,6 @@ async def start_subprocess_worker(
         cwd="/",
         start_new_session=True,
         limit=1 << 20,
-        **credentials,
     )
     return SubprocessChannel(process)
 

@@ -1,0 +1,223 @@
+"""The code-runner `Domain`: programming problems whose actions are whole programs.
+
+Episode: Reset takes the internal tests (options["internal_tests"], the
+model's own asserts from the prompt pack's setup step; parsed, deduplicated,
+capped). Each Step is one full implementation: it is extracted from the reply,
+run with the internal tests in a fresh sandboxed process, and answered with
+the compiler / runtime feedback and per-test results ("Tested passed: ...
+Tests failed: ... # output: ..."). Reward = the share of internal tests
+passed; the episode terminates when all pass. Score runs the hidden tests on
+the latest program in a fresh process. Hidden tests never leave the server
+otherwise: the state (which snapshot blobs carry to clients) holds only the
+task id, the internal tests and the latest program.
+
+When a reply has no usable assert (or the option is absent) the internal
+tests fall back to the prompt's own examples, else to a check that the entry
+point is defined; the observation says so when a reply was unusable.
+
+State (JSON): task_id, tests, tests_source ("model" | "docstring" | "smoke"),
+program (the latest extracted program or null), observation, passed.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+from collections.abc import Mapping
+from typing import Any
+
+from lats_pb import environment_pb2
+
+from env_servers.coderunner.config import CodeRunnerConfig
+from env_servers.coderunner.extraction import NoCodeFound, extract_program
+from env_servers.coderunner.feedback import compile_error, observation, program_problem
+from env_servers.coderunner.internal_tests import docstring_examples, parse_asserts, smoke_test
+from env_servers.coderunner.problems import Problem
+from env_servers.coderunner.prompts import INTERNAL_TESTS_OPTION, prompt_pack
+from env_servers.coderunner.tasks import TaskSet
+from env_servers.core import (
+    Domain,
+    DomainDescription,
+    InvalidRequest,
+    ResetOutcome,
+    ScoreResult,
+    State,
+    StepOutcome,
+    TaskSpec,
+)
+from env_servers.sandbox import RunRequest, RunResult, Sandbox, make_sandbox
+from env_servers.sandbox.base import STATUS_OK, STATUS_SYNTAX_ERROR
+
+log = logging.getLogger(__name__)
+
+MAX_ACTION_BYTES = 64 * 1024
+MAX_STEPS = 16
+
+# The examples answer HumanEval/53 (`add(x, y)`): a wrong program, then a right one.
+GRAMMAR = environment_pb2.ActionGrammar(
+    description=(
+        "One full Python implementation of the task's function (restate the signature and "
+        "include the imports it needs), preferably in one ```python fenced block; prose "
+        "around the code is ignored. Each step replaces the previous program."
+    ),
+    examples=[
+        "```python\ndef add(x: int, y: int):\n    return x * y\n```",
+        "def add(x: int, y: int):\n    \"\"\"Add two numbers x and y.\"\"\"\n    return x + y\n",
+    ],
+)
+
+
+class CodeRunnerDomain(Domain):
+    name = "coderunner"
+    version = "1.0.0"
+    description = (
+        "Python programming problems (HumanEval, the LATS MBPP subset, sanitized MBPP): "
+        "each action is a full implementation, run in a sandbox against the internal "
+        "tests the model wrote for the problem (given at Reset); the reward is the share "
+        "of them passed. Score runs the benchmark's hidden tests on the latest program."
+    )
+
+    def __init__(self, config: CodeRunnerConfig | None = None, sandbox: Sandbox | None = None):
+        self.config = config or CodeRunnerConfig.from_environment()
+        self.tasks = TaskSet(self.config.data_dir, self.config.extra_task_files)
+        self._sandbox = sandbox
+        if self._sandbox is None:
+            options = {"allow_insecure": True} if self.config.allow_insecure_sandbox else {}
+            self._sandbox = make_sandbox(self.config.sandbox, **options)
+        if not self._sandbox.secure:
+            log.warning("sandbox %r is INSECURE: programs run without isolation "
+                        "(development only)", self._sandbox.name)
+
+    @property
+    def sandbox(self) -> Sandbox:
+        return self._sandbox
+
+    def describe(self) -> DomainDescription:
+        return DomainDescription(
+            capabilities=environment_pb2.Capabilities(snapshot=True, inline_tasks=False,
+                                                      score=True),
+            action_grammar=GRAMMAR,
+            reward_range=environment_pb2.RewardRange(min=0, max=1, success_threshold=1),
+            prompt_pack=prompt_pack(self.config.internal_tests),
+            splits=self.tasks.splits,
+            reward_mode=self.config.reward_mode,
+            max_steps=MAX_STEPS,
+            max_action_bytes=MAX_ACTION_BYTES,
+        )
+
+    def list_tasks(self, split: str) -> list[str]:
+        return self.tasks.ids(split)
+
+    def reset(self, task: TaskSpec, seed: int, options: Mapping[str, str]) -> ResetOutcome:
+        unknown = set(options) - {INTERNAL_TESTS_OPTION}
+        if unknown:
+            raise InvalidRequest(f"unknown option(s) {', '.join(sorted(unknown))}; coderunner "
+                                 f"takes only {INTERNAL_TESTS_OPTION!r} (the model's asserts)")
+        problem = self.tasks.get(task)  # inline tasks are refused by the servicer
+        reply = options.get(INTERNAL_TESTS_OPTION)
+        tests, source = self._internal_tests(problem, reply)
+        shown = problem.prompt.strip("\n")
+        if reply is not None and source != "model":
+            shown += "\n\n" + _fallback_note(source, len(tests))
+        state = {
+            "task_id": problem.task_id,
+            "tests": tests,
+            "tests_source": source,
+            "program": None,
+            "observation": shown,
+            "passed": 0,
+        }
+        info = {"entry_point": problem.entry_point, "internal_tests": tests,
+                "tests_source": source, "sandbox": self._sandbox.name,
+                "sandbox_secure": self._sandbox.secure}
+        return ResetOutcome(state, shown, problem.task_id, info=info)
+
+    async def step(self, state: State, action: str) -> StepOutcome:
+        problem = self.tasks.get(state["task_id"])
+        try:
+            program = extract_program(action, problem.entry_point)
+        except NoCodeFound as error:
+            return StepOutcome(state, str(error), invalid_action=True)
+        tests = tuple(state["tests"])
+        result = await self._run(program, tests, self.config.step_limits)
+        passed = result.passed if result.status == STATUS_OK else 0
+        text = observation(result, tests, self.config.step_limits.wall_seconds,
+                           _syntax_error(result, program))
+        reward = passed / len(tests)
+        terminated = passed == len(tests)
+        info: dict[str, Any] = {"status": result.status, "passed": passed, "total": len(tests)}
+        if self.config.reward_mode == "oracle":
+            # The official LATS code's behaviour: hidden tests steer the search.
+            terminated = (await self._hidden_run(problem, program)).all_passed
+            reward = 1.0 if terminated else reward
+            info["hidden_passed"] = terminated
+        new_state = dict(state, program=program, observation=text, passed=passed)
+        return StepOutcome(new_state, text, reward=reward, terminated=terminated, info=info)
+
+    def observation_of(self, state: State) -> str:
+        return state["observation"]
+
+    async def score(self, state: State) -> ScoreResult:
+        program = state.get("program")
+        if not program:
+            return ScoreResult(0.0, False, {"pass_rate": 0.0, "passed": 0.0, "total": 0.0},
+                               "no program yet: the episode has not taken a step")
+        problem = self.tasks.get(state["task_id"])
+        result = await self._hidden_run(problem, program)
+        total = len(problem.hidden_tests)
+        passed = result.passed if result.status == STATUS_OK else 0
+        success = result.all_passed
+        why = program_problem(result, self.config.score_limits.wall_seconds,
+                              _syntax_error(result, program))
+        details = (f"{passed}/{total} hidden test blocks passed in a fresh "
+                   f"{self._sandbox.name} sandbox process" + (f"; {why}" if why else ""))
+        return ScoreResult(1.0 if success else 0.0, success,
+                           {"pass_rate": passed / total, "passed": float(passed),
+                            "total": float(total)}, details)
+
+    async def close(self) -> None:
+        await self._sandbox.aclose()
+
+    # --- helpers ----------------------------------------------------------------
+
+    def _internal_tests(self, problem: Problem, reply: str | None) -> tuple[list[str], str]:
+        limit = self.config.internal_tests
+        if reply:
+            tests = parse_asserts(_as_text(reply), problem.entry_point, limit)
+            if tests:
+                return tests, "model"
+        tests = docstring_examples(problem.prompt, problem.entry_point, limit)
+        if tests:
+            return tests, "docstring"
+        return [smoke_test(problem.entry_point)], "smoke"
+
+    async def _run(self, program: str, tests: tuple[str, ...], limits) -> RunResult:
+        return await self._sandbox.run(RunRequest(program=program, tests=tests, limits=limits))
+
+    async def _hidden_run(self, problem: Problem, program: str) -> RunResult:
+        return await self._run(program, problem.hidden_tests, self.config.score_limits)
+
+
+def _as_text(reply: str) -> str:
+    """The reply itself, or the lines of a JSON list of strings (for programmatic callers)."""
+    if reply.lstrip().startswith("["):
+        try:
+            items = json.loads(reply)
+        except ValueError:
+            return reply
+        if isinstance(items, list) and all(isinstance(i, str) for i in items):
+            return "\n".join(items)
+    return reply
+
+
+def _syntax_error(result: RunResult, program: str) -> str:
+    return compile_error(program) if result.status == STATUS_SYNTAX_ERROR else ""
+
+
+def _fallback_note(source: str, count: int) -> str:
+    if source == "docstring":
+        return (f"Note: the unit tests written for this problem had no usable assert "
+                f"statement, so the feedback uses the {count} example(s) from the docstring.")
+    return ("Note: the unit tests written for this problem had no usable assert statement "
+            "and the docstring has no examples, so the feedback only checks that the "
+            "function is defined.")

@@ -1,0 +1,105 @@
+"""The observation a program's test run produces, in the papers' format.
+
+    Tested passed:
+    assert add(2, 3) == 5
+
+    Tests failed:
+    assert add(5, 7) == 12 # output: 35
+
+preceded by one paragraph when the program itself did not run cleanly (does
+not compile, raised while loading, timed out, ran out of memory, crashed).
+Everything here is deterministic for a deterministic program: no timings, no
+file paths, so recorded model exchanges replay on any machine and backend.
+"""
+
+from __future__ import annotations
+
+import re
+import warnings
+
+from env_servers.sandbox.base import (
+    STATUS_CRASHED,
+    STATUS_ERROR,
+    STATUS_MEMORY,
+    STATUS_OK,
+    STATUS_SYNTAX_ERROR,
+    STATUS_TIMEOUT,
+    RunResult,
+)
+
+MAX_DETAIL_CHARS = 300
+_PATH = re.compile(r"""(?:[A-Za-z]:)?(?:/[^\s"':,)]+)+/""")
+
+
+def observation(result: RunResult, tests: tuple[str, ...], wall_limit: float,
+                syntax_error: str = "") -> str:
+    """The feedback for a run of `tests`; `syntax_error` is the compiler's message, if any."""
+    outcomes = {outcome.test: outcome for outcome in result.tests}
+    passed, failed = [], []
+    for test in tests:
+        outcome = outcomes.get(test)
+        if outcome is not None and outcome.passed and result.status == STATUS_OK:
+            passed.append(test)
+        else:
+            failed.append(f"{test} # output: {_detail(outcome, result)}")
+    text = "Tested passed:\n" + "".join(f"{t}\n" for t in passed)
+    text += "\nTests failed:\n" + "".join(f"{t}\n" for t in failed)
+    problem = program_problem(result, wall_limit, syntax_error)
+    return f"{problem}\n\n{text}".rstrip("\n") if problem else text.rstrip("\n")
+
+
+def program_problem(result: RunResult, wall_limit: float, syntax_error: str = "") -> str:
+    """One paragraph on why the program did not run cleanly ("" if it did)."""
+    if result.status == STATUS_OK:
+        return ""
+    if result.status == STATUS_SYNTAX_ERROR:
+        return f"The program does not compile: {syntax_error or error_line(result.stderr)}"
+    if result.status == STATUS_ERROR:
+        return f"The program raised an error while loading: {error_line(result.stderr)}"
+    if result.status == STATUS_TIMEOUT:
+        return (f"The program timed out (the tests ran longer than {wall_limit:g} s): look "
+                "for an infinite loop or an algorithm that is too slow.")
+    if result.status == STATUS_MEMORY:
+        return "The program ran out of memory: look for unbounded growth or recursion."
+    if result.status == STATUS_CRASHED:
+        return "The program crashed before the tests finished (it exited or was killed)."
+    return f"The program did not run ({result.status})."
+
+
+def compile_error(program: str) -> str:
+    """The compiler's complaint about `program` ("" if it compiles). Compiling runs nothing."""
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            compile(program, "program.py", "exec", dont_inherit=True)
+    except SyntaxError as error:
+        where = f" (line {error.lineno})" if error.lineno else ""
+        text = f": {error.text.strip()}" if error.text and error.text.strip() else ""
+        return _clip(f"{type(error).__name__}: {error.msg}{where}{text}")
+    except (ValueError, RecursionError, MemoryError) as error:
+        return _clip(f"{type(error).__name__}: {error}")
+    return ""
+
+
+def error_line(stderr: str) -> str:
+    """The last meaningful line of a traceback, without file paths."""
+    lines = [line.strip() for line in stderr.splitlines() if line.strip()]
+    line = lines[-1] if lines else "unknown error"
+    return _clip(_PATH.sub("", line))
+
+
+def _detail(outcome, result: RunResult) -> str:
+    if outcome is not None and outcome.detail:
+        detail = outcome.detail.strip()
+        detail = re.sub(r"^#\s*output:\s*", "", detail)
+        return _clip(_PATH.sub("", " ".join(detail.split())))
+    if result.status == STATUS_OK:
+        return "failed"
+    return {STATUS_TIMEOUT: "timed out", STATUS_MEMORY: "out of memory",
+            STATUS_SYNTAX_ERROR: "the program does not compile",
+            STATUS_ERROR: "the program raised an error while loading"}.get(
+                result.status, "not run")
+
+
+def _clip(text: str) -> str:
+    return text if len(text) <= MAX_DETAIL_CHARS else text[: MAX_DETAIL_CHARS - 3] + "..."

@@ -1,0 +1,146 @@
+"""Internal tests: the asserts a search checks its programs with.
+
+`parse_asserts(text, entry_point, limit)` reads assert statements out of a
+model's reply however it is dressed (fenced or not, numbered, indented,
+spread over several lines, or written as unittest calls such as
+`self.assertEqual(f(1), 2)`, which become `assert f(1) == 2`): each must parse
+as one `assert`, call the entry point, and be at most MAX_TEST_CHARS long.
+Tests come back normalised (one line, comments dropped); duplicates are
+dropped and at most `limit` are kept, in the order written.
+
+`docstring_examples(prompt, entry_point)` turns the prompt's own examples
+(`>>> f(1)` followed by `2`, `f(1) ==> 2`, and `assert` lines) into asserts: the fallback
+when a reply has no usable assert.
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+from collections.abc import Iterable
+
+from env_servers.coderunner.pysource import parse, parses
+
+MAX_TEST_CHARS = 1000
+MAX_CONTINUATION_LINES = 12
+_ASSERT_LINE = re.compile(
+    r"^\s*(?:>>>\s*)?(?:\d+\s*[.):]\s*|[-*•]\s+)?(assert\b.*|self\.assert\w+\s*\(.*)$")
+_COMPARISONS = {"assertEqual": ast.Eq, "assertNotEqual": ast.NotEq, "assertIs": ast.Is,
+                "assertIsNot": ast.IsNot, "assertIn": ast.In, "assertNotIn": ast.NotIn,
+                "assertListEqual": ast.Eq, "assertTupleEqual": ast.Eq, "assertDictEqual": ast.Eq,
+                "assertSetEqual": ast.Eq, "assertGreater": ast.Gt, "assertLess": ast.Lt,
+                "assertGreaterEqual": ast.GtE, "assertLessEqual": ast.LtE}
+
+
+def parse_asserts(text: str, entry_point: str, limit: int) -> list[str]:
+    tests: list[str] = []
+    seen: set[str] = set()
+    for statement in _assert_statements(text.splitlines()):
+        if len(tests) >= limit:
+            break
+        key = _usable_key(_as_assert(statement), entry_point)
+        if key is not None and key not in seen:
+            seen.add(key)
+            tests.append(key)
+    return tests
+
+
+def docstring_examples(prompt: str, entry_point: str, limit: int) -> list[str]:
+    tests = parse_asserts(prompt, entry_point, limit)
+    seen = {_usable_key(test, entry_point) for test in tests}
+    for call, result in _examples(prompt, entry_point):
+        if len(tests) >= limit:
+            break
+        test = _usable_key(f"assert {call} == {result}", entry_point)
+        if test is not None and test not in seen:
+            seen.add(test)
+            tests.append(test)
+    return tests
+
+
+def smoke_test(entry_point: str) -> str:
+    """The last resort: the program defines the entry point as a function."""
+    return f"assert callable({entry_point})"
+
+
+def _assert_statements(lines: list[str]) -> Iterable[str]:
+    """Each assert statement, joined with the continuation lines it needs to parse."""
+    index = 0
+    while index < len(lines):
+        match = _ASSERT_LINE.match(lines[index])
+        index += 1
+        if not match:
+            continue
+        statement = match.group(1).rstrip()
+        extra = 0
+        while (not parses(statement) and extra < MAX_CONTINUATION_LINES
+               and index + extra < len(lines)):
+            statement += "\n" + lines[index + extra].strip()
+            extra += 1
+        if parses(statement):
+            index += extra
+            yield statement
+
+
+def _as_assert(statement: str) -> str:
+    """`statement`, with a unittest call (`self.assertEqual(a, b)`) rewritten as an assert."""
+    if not statement.startswith("self."):
+        return statement
+    call = parse(statement).body[0]
+    if not (isinstance(call, ast.Expr) and isinstance(call.value, ast.Call)):
+        return statement
+    method, args = call.value.func.attr, call.value.args
+    if method in _COMPARISONS and len(args) >= 2:
+        test = ast.Compare(left=args[0], ops=[_COMPARISONS[method]()], comparators=[args[1]])
+    elif method == "assertTrue" and args:
+        test = args[0]
+    elif method == "assertFalse" and args:
+        test = ast.UnaryOp(op=ast.Not(), operand=args[0])
+    elif method in ("assertIsNone", "assertIsNotNone") and args:
+        operator = ast.Is() if method == "assertIsNone" else ast.IsNot()
+        test = ast.Compare(left=args[0], ops=[operator], comparators=[ast.Constant(None)])
+    elif method == "assertAlmostEqual" and len(args) >= 2:
+        difference = ast.BinOp(left=args[0], op=ast.Sub(), right=args[1])
+        test = ast.Compare(left=ast.Call(ast.Name("abs", ast.Load()), [difference], []),
+                           ops=[ast.Lt()], comparators=[ast.Constant(1e-6)])
+    else:
+        return statement
+    return ast.unparse(ast.fix_missing_locations(ast.Module([ast.Assert(test)], [])))
+
+
+def _usable_key(test: str, entry_point: str) -> str | None:
+    """A usable test's normalised source (also its dedupe key), else None."""
+    if len(test) > MAX_TEST_CHARS:
+        return None
+    try:
+        module = parse(test)
+    except (SyntaxError, ValueError):
+        return None
+    if len(module.body) != 1 or not isinstance(module.body[0], ast.Assert):
+        return None
+    calls = any(isinstance(n, ast.Call) and isinstance(n.func, ast.Name)
+                and n.func.id == entry_point for n in ast.walk(module))
+    return ast.unparse(module) if calls else None
+
+
+def _examples(prompt: str, entry_point: str) -> Iterable[tuple[str, str]]:
+    """(call, expected) pairs from `>>> f(x)` + result lines and `f(x) ==> y` lines."""
+    lines = [line.strip() for line in prompt.splitlines()]
+    arrow = re.compile(rf"^({re.escape(entry_point)}\(.*\))\s*(?:==>|=>|->|➞|==|=|returns|"
+                       r"should return|is)\s*(.+?)\.?$")
+    for index, line in enumerate(lines):
+        if line.startswith(">>>"):
+            want = []
+            for following in lines[index + 1:]:
+                if (not following or following.startswith(">>>") or arrow.match(following)
+                        or '"""' in following or "'''" in following):
+                    break
+                want.append(following)
+            call, result = line[3:].strip(), " ".join(want)
+        else:
+            match = arrow.match(line)
+            if not match:
+                continue
+            call, result = match.groups()
+        if result and parses(call, "eval") and parses(result, "eval"):
+            yield call, result

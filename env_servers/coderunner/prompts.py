@@ -1,0 +1,207 @@
+"""The programming prompt pack, adapted from the LATS paper's programming
+prompts (appendix; the official code's programming/generators/py_generate.py,
+MIT licence, itself from Reflexion): the simple and reflexion implementation
+prompts, the self-reflection prompt with its few-shot example, and the
+internal-test generation prompt with its add3Numbers example.
+
+How the planner uses it (environment.proto documents the mechanism):
+  * setup_template runs once per problem; the reply (the model's own unit
+    tests) goes to Reset as options["internal_tests"].
+  * act_template asks for a full implementation. The branch's history is
+    rendered with STEP_TEMPLATE: every earlier attempt's code, its test
+    results and the self-reflection on it, so the model sees all of it.
+  * reflect_template asks for the self-reflection on a failed attempt (the
+    trajectory ends with that attempt's empty reflection slot, which the
+    reply fills).
+  * value_template asks for a 1-10 correctness score of the latest attempt;
+    the planner mixes it with the internal pass rate (lambda = 0.8).
+"""
+
+from __future__ import annotations
+
+from lats_pb import environment_pb2
+
+INTERNAL_TESTS_OPTION = "internal_tests"
+
+INSTRUCTIONS = """\
+You are an expert Python programmer. You write correct, complete Python \
+functions, unit tests that check them, and short, precise critiques of \
+implementations that fail their tests."""
+
+STEP_TEMPLATE = """\
+[attempt {step}]:
+{action}
+
+[unit test results of attempt {step}]:
+{observation}
+
+[self-reflection on attempt {step}]:
+{reflection}
+
+"""
+
+EXAMPLES = '''\
+Example:
+[function signature and docstring]:
+def add(a: int, b: int) -> int:
+    """
+    Given integers a and b, return the total value of a and b.
+    """
+
+[attempt 1]:
+```python
+def add(a: int, b: int) -> int:
+    """
+    Given integers a and b, return the total value of a and b.
+    """
+    return a - b
+```
+
+[unit test results of attempt 1]:
+Tested passed:
+
+Tests failed:
+assert add(1, 2) == 3 # output: -1
+assert add(-1, 5) == 4 # output: -6
+
+[self-reflection on attempt 1]:
+The implementation failed the test cases where the input integers are 1 and 2, and -1 and 5. \
+The issue arises because the code does not add the two integers together, but instead \
+subtracts the second integer from the first. To fix this issue, we should change the \
+operator from `-` to `+` in the return statement. This will ensure that the function \
+returns the correct output for the given input.
+
+[attempt 2]:
+```python
+def add(a: int, b: int) -> int:
+    """
+    Given integers a and b, return the total value of a and b.
+    """
+    return a + b
+```
+END OF EXAMPLE
+'''
+
+ACT_TEMPLATE = """\
+You will be given a function signature and its docstring, and possibly your earlier \
+implementations with their unit test results and your self-reflections on them. Write \
+your full implementation (restate the function signature, include every import it \
+needs). If there are earlier attempts, use their test results and reflections to \
+improve on them. Reply with one ```python code block and nothing else.
+
+{examples}
+[function signature and docstring]:
+{task}
+
+{trajectory}[attempt {step}]:
+"""
+
+REFLECT_TEMPLATE = """\
+You will be given a function implementation and its unit test results. Write a few \
+sentences to explain why the implementation is wrong as indicated by the tests (the \
+tests were written by a model too: if an expected value contradicts the docstring, say \
+so). You will need this as a hint when you try again later. Only provide the few \
+sentence description in your answer, not the implementation.
+
+{examples}
+[function signature and docstring]:
+{task}
+
+{trajectory}"""
+
+VALUE_EXAMPLES = '''\
+Example:
+[function signature and docstring]:
+def add(a: int, b: int) -> int:
+    """
+    Given integers a and b, return the total value of a and b.
+    """
+
+[attempt 1]:
+```python
+def add(a: int, b: int) -> int:
+    return a - b
+```
+
+[unit test results of attempt 1]:
+Tested passed:
+
+Tests failed:
+assert add(1, 2) == 3 # output: -1
+
+[evaluation of the latest attempt]:
+The code subtracts b from a instead of adding them, which contradicts the docstring, \
+and it fails the test. Thus the correctness score is 1
+END OF EXAMPLE
+'''
+
+VALUE_TEMPLATE = """\
+Judge whether the latest attempt below is a correct and complete solution: compare the \
+code with the signature and docstring, and read its unit test results (the tests were \
+written by a model and may themselves be wrong). Explain briefly, then end with "Thus \
+the correctness score is N", where N is from 1 (certainly wrong) to 10 (certainly correct).
+
+{examples}
+[function signature and docstring]:
+{task}
+
+{trajectory}[evaluation of the latest attempt]:
+"""
+
+SETUP_TEMPLATE = '''\
+You are an AI coding assistant that can write unique, diverse, and intuitive unit tests \
+for functions given the signature and docstring. Write {internal_tests} unit tests as \
+plain `assert` statements, one per line, like the examples: no function, no unittest \
+class, nothing else.
+
+Examples:
+func signature:
+def add3Numbers(x, y, z):
+    """ Add three numbers together.
+    This function takes three numbers as input and returns the sum of the three numbers.
+    """
+unit tests:
+assert add3Numbers(1, 2, 3) == 6
+assert add3Numbers(-1, 2, 3) == 4
+assert add3Numbers(1, -2, 3) == 2
+assert add3Numbers(1, 2, -3) == 0
+
+func signature:
+{task}
+unit tests:
+'''
+
+VALUE_PATTERN = r"correctness score is\s*(\d+(?:\.\d+)?)"
+ATTEMPT_PREFIX_PATTERN = r"^\s*\[attempt \d+\]:?\s*"
+
+
+def prompt_pack(internal_tests: int) -> environment_pb2.PromptPack:
+    """The pack; the setup prompt asks for `internal_tests` asserts."""
+    return environment_pb2.PromptPack(
+        instructions=INSTRUCTIONS,
+        examples=EXAMPLES,
+        act_template=ACT_TEMPLATE,
+        value_template=VALUE_TEMPLATE,
+        reflect_template=REFLECT_TEMPLATE,
+        step_template=STEP_TEMPLATE,
+        reflection_template="{index}. {reflection}\n",
+        reflections_header="Lessons from earlier attempts:\n",
+        value_examples=VALUE_EXAMPLES,
+        act_stop=["[unit test results", "END OF EXAMPLE"],
+        value_stop=["END OF EXAMPLE"],
+        value_pattern=VALUE_PATTERN,
+        value_min=1,
+        value_max=10,
+        act_max_tokens=512,
+        value_max_tokens=160,
+        reflect_max_tokens=192,
+        action_prefix_pattern=ATTEMPT_PREFIX_PATTERN,
+        setup_template=SETUP_TEMPLATE,
+        setup_option_key=INTERNAL_TESTS_OPTION,
+        setup_max_tokens=48 * internal_tests + 32,
+        variables={"internal_tests": str(internal_tests)},
+        search_hints=environment_pb2.SearchHints(
+            max_depth=8, n_samples=5, iterations=8, simulate=False, root_samples=1,
+            reflect_each_failure=True, reward_in_value=True, value_weight=0.8,
+        ),
+    )

@@ -1,0 +1,89 @@
+"""The conformance kit passes against the real code-runner server process
+(bubblewrap sandbox), and the server's own flags work."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+import grpc
+import pytest
+from lats_pb import environment_pb2, environment_pb2_grpc
+
+from lats.processes import ServiceStartError, start_service
+from tests.env.test_conformance_game24 import kit_results
+
+# The grammar examples answer HumanEval/53 (add), so the kit plays real programs.
+KIT_TASK = "HumanEval/53"
+
+
+@pytest.fixture(scope="module")
+def coderunner_process():
+    service = start_service(
+        "env", ["env", "coderunner", "--session-ttl", "2", "--max-sessions", "64"],
+        env={"LATS_CODERUNNER_SANDBOX": "bwrap"}, timeout=60)
+    yield service
+    assert service.stop() == 0
+
+
+@pytest.mark.timeout(240)
+def test_coderunner_server_passes_the_whole_kit(coderunner_process, tmp_path):
+    report = tmp_path / "kit.xml"
+    run = subprocess.run(
+        [sys.executable, "-m", "lats", "conformance", coderunner_process.address,
+         "--task-id", KIT_TASK, "--timeout", "30", f"--junitxml={report}", "-q"],
+        capture_output=True, text=True, timeout=230)
+    assert run.returncode == 0, run.stdout[-6000:] + run.stderr[-2000:]
+    results = kit_results(report)
+    assert len(results) >= 45, "the kit ran fewer checks than it has"
+    assert not [name for name, outcome in results.items() if outcome != "passed"]
+
+
+def test_the_server_plays_a_program_through_grpc(coderunner_process):
+    with grpc.insecure_channel(coderunner_process.address) as channel:
+        stub = environment_pb2_grpc.EnvironmentStub(channel)
+        described = stub.Describe(environment_pb2.DescribeRequest(), timeout=10)
+        assert described.name == "coderunner" and described.reward_mode == "none"
+        reset = stub.Reset(environment_pb2.ResetRequest(
+            task_id=KIT_TASK,
+            options={"internal_tests": "assert add(1, 2) == 3\nassert add(2, 2) == 4"}),
+            timeout=10)
+        assert reset.info["sandbox"] == "bwrap" and reset.info["sandbox_secure"] is True
+        step = stub.Step(environment_pb2.StepRequest(
+            session_id=reset.session_id, action="```python\ndef add(x, y):\n    return x * y\n```"),
+            timeout=30)
+        assert step.observation == ("Tested passed:\nassert add(2, 2) == 4\n\n"
+                                    "Tests failed:\nassert add(1, 2) == 3 # output: 2")
+        assert step.reward == 0.5 and not step.terminated
+        score = stub.Score(environment_pb2.ScoreRequest(session_id=reset.session_id), timeout=30)
+        assert not score.success and "bwrap" in score.details
+
+
+def test_the_process_sandbox_needs_an_explicit_opt_in():
+    with pytest.raises(ServiceStartError, match="allow-insecure-sandbox"):
+        start_service("env", ["env", "coderunner"], env={"LATS_CODERUNNER_SANDBOX": "process"},
+                      timeout=30)
+
+
+def test_the_oracle_mode_is_reported_by_describe():
+    service = start_service("env", ["env", "coderunner"],
+                            env={"LATS_CODERUNNER_REWARD_MODE": "oracle"}, timeout=60)
+    try:
+        with grpc.insecure_channel(service.address) as channel:
+            stub = environment_pb2_grpc.EnvironmentStub(channel)
+            described = stub.Describe(environment_pb2.DescribeRequest(), timeout=10)
+            assert described.reward_mode == "oracle"
+    finally:
+        assert service.stop() == 0
+
+
+def test_the_coderunner_command_takes_its_own_flags():
+    out = subprocess.run([sys.executable, "-m", "env_servers.coderunner", "--help"],
+                         capture_output=True, text=True, timeout=30)
+    assert out.returncode == 0, out.stderr
+    for flag in ("--sandbox [bwrap|docker|process]", "--allow-insecure-sandbox",
+                 "--reward-mode [none|oracle]", "--internal-tests", "--task-file", "--port"):
+        assert flag in out.stdout
+    refused = subprocess.run([sys.executable, "-m", "env_servers.coderunner", "--sandbox",
+                              "process"], capture_output=True, text=True, timeout=30)
+    assert refused.returncode == 2 and "--allow-insecure-sandbox" in refused.stderr

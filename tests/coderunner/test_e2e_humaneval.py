@@ -1,0 +1,173 @@
+"""End to end: LATS solves a HumanEval task through the three services, replayed.
+
+The code-runner environment (bubblewrap sandbox), the LLM gateway replaying
+exchanges recorded from the real local model (Qwen2.5-Coder-0.5B), and the
+planner run as separate processes on loopback ports and talk real gRPC. The
+model writes its internal tests once (the prompt pack's setup step, passed to
+Reset), the search expands programs checked against those tests, and only the
+answer is run on the hidden HumanEval tests (Score).
+
+The recorded search (n=2, k=4, seed 0): the model's test-writing reply had no
+assert, so the internal tests fell back to the docstring's two examples; the
+first program fails one of them, is reflected on, and its branch is expanded
+twice before a program passes both; 12 model calls. Re-record (12 calls took
+13 minutes on 2 busy cores; needs `lats model fetch qwen2.5-coder-0.5b`):
+    python -m tests.coderunner.test_e2e_humaneval
+then update the expectations below to the new search.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import grpc
+import pytest
+
+from lats.processes import running_services
+from lats_pb import planner_pb2 as pb
+from lats_pb import planner_pb2_grpc as pb_grpc
+
+TASK = "HumanEval/16"
+RECORDING = (Path(__file__).resolve().parents[1] / "e2e" / "recordings"
+             / f"humaneval_{TASK.split('/')[1]}.jsonl")
+SEARCH = dict(n_samples=2, iterations=4, seed=0)
+SANDBOX_ENV = {"LATS_CODERUNNER_SANDBOX": "bwrap"}
+
+
+def service_specs(gateway: list[str], db: Path) -> list[tuple[str, list[str]]]:
+    return [
+        ("env", ["env", "coderunner"]),
+        ("gateway", ["gateway", *gateway]),
+        ("planner", ["planner", "--gateway", "{gateway}", "--db", str(db),
+                     "--model-timeout", "1800"]),
+    ]
+
+
+def solve(services, timeout: float) -> list[pb.SearchEvent]:
+    request = pb.SolveRequest(env_address=services["env"].address, task_id=TASK,
+                              config=pb.SearchConfig(**SEARCH))
+    with grpc.insecure_channel(services["planner"].address) as channel:
+        return list(pb_grpc.PlannerStub(channel).Solve(request, timeout=timeout))
+
+
+def of(events, kind):
+    return [getattr(e, kind) for e in events if e.WhichOneof("event") == kind]
+
+
+@pytest.fixture(scope="module")
+def events(tmp_path_factory):
+    db = tmp_path_factory.mktemp("planner") / "runs.sqlite3"
+    specs = service_specs(["--backend", "replay", "--replay", str(RECORDING)], db)
+    with running_services(specs, env=SANDBOX_ENV) as services:
+        return solve(services, timeout=120)
+
+
+def test_the_search_solves_the_task_and_the_hidden_tests_verify_it(events):
+    assert [e.seq for e in events] == list(range(1, len(events) + 1))
+    started, result = events[0].started, events[-1].finished
+    assert started.task_id == TASK and started.environment.startswith("coderunner@")
+    assert started.config.n_samples == 2 and started.config.value_weight == pytest.approx(0.8)
+    assert not started.config.simulate and started.task.startswith(
+        "def count_distinct_characters(string: str) -> int:")
+    assert result.status == pb.RUN_STATUS_SOLVED, result.error
+    assert result.reward_mode == "none" and result.model
+    assert result.scored and result.score.success and result.score.score == 1.0
+    assert "hidden test blocks passed" in result.score.details
+    assert "def count_distinct_characters" in result.actions[-1]
+    assert result.final_observation.startswith("Tested passed:\nassert count_distinct_characters(")
+    assert result.final_observation.endswith("Tests failed:")
+
+
+FIRST_FEEDBACK = ("Tested passed:\nassert count_distinct_characters('Jerry') == 4\n\n"
+                  "Tests failed:\nassert count_distinct_characters('xyzXYZ') == 3 # output: 6")
+
+
+def test_the_internal_tests_fell_back_to_the_docstring_and_the_task_says_so(events):
+    # The 0.5B model answered the test-writing prompt with code, not asserts.
+    assert "no usable assert statement" in events[0].started.task
+    assert "the 2 example(s) from the docstring" in events[0].started.task
+
+
+def test_the_streamed_tree(events):
+    assert [s.node_id for s in of(events, "selected")] == ["0", "0.0", "0.0.1"]
+    added = of(events, "node_added")
+    assert [(n.id, n.parent_id) for n in added] == [
+        ("0.0", "0"), ("0.0.0", "0.0"), ("0.0.1", "0.0"), ("0.0.1.0", "0.0.1"),
+        ("0.0.1.1", "0.0.1")]  # root_samples = 1: one simple implementation first
+    first = {n.id: n for n in reversed(of(events, "node_evaluated"))}
+    assert {i: n.reward for i, n in first.items()} == {
+        "0.0": 0.5, "0.0.0": 0.5, "0.0.1": 0.5, "0.0.1.0": 1.0, "0.0.1.1": 0.5}
+    assert first["0.0"].observation == FIRST_FEEDBACK
+    # V = 0.8 * LM + 0.2 * (internal pass rate); a passing program is valued by its reward.
+    assert first["0.0"].lm_score == 0.0 and first["0.0"].value == pytest.approx(0.1)
+    assert first["0.0.1"].lm_score == 1.0 and first["0.0.1"].value == pytest.approx(0.9)
+    assert first["0.0.1.0"].terminal and first["0.0.1.0"].value == 1.0
+    assert [t.id for t in of(events, "terminal")] == ["0.0.1.0"]
+    # Every failed program is reflected on once, in its own branch; the success is not.
+    assert sorted(r.node_id for r in of(events, "reflection")) == [
+        "0.0", "0.0.0", "0.0.1", "0.0.1.1"]
+    result = events[-1].finished
+    assert (result.iterations, result.nodes_expanded, result.nodes) == (3, 3, 6)
+    assert result.usage.calls == 12 and len(result.actions) == 3
+
+
+def test_rewards_are_the_internal_pass_rate_and_values_mix_in_the_lm(events):
+    evaluated = {n.id: n for n in reversed(of(events, "node_evaluated"))}
+    for node in evaluated.values():
+        passed = node.observation.split("\n\nTests failed:")[0].count("\nassert ")
+        failed = node.observation.split("Tests failed:")[-1].count("\nassert ")
+        if node.invalid_action:
+            continue
+        assert node.reward == pytest.approx(passed / (passed + failed))
+        if not node.terminal:
+            assert node.value == pytest.approx(0.8 * node.lm_score + 0.2 * node.reward)
+
+
+def test_every_prompt_shows_the_branch_history(events):
+    """The replay answers only prompts byte-identical to the recorded ones, so the
+    recording shows what the planner sent: the last expansion's prompt (at 0.0.1)
+    holds both earlier programs of its branch in full, each with its test
+    feedback and its reflection."""
+    exchanges = [json.loads(line) for line in RECORDING.read_text().splitlines()]
+    assert [e["request"]["purpose"] for e in exchanges].count("setup") == 1
+    last_act = [e for e in exchanges if e["request"]["purpose"] == "act"][-1]
+    branch = last_act["request"]["messages"][-1][1].split("END OF EXAMPLE")[-1]
+    nodes = {n.id: n for n in of(events, "node_added")}
+    reflections = {r.node_id: r.text for r in of(events, "reflection")}
+    position = 0
+    for step, node_id in enumerate(["0.0", "0.0.1"], start=1):
+        for part in (f"[attempt {step}]:\n{nodes[node_id].action}",
+                     f"[unit test results of attempt {step}]:\n{FIRST_FEEDBACK}",
+                     f"[self-reflection on attempt {step}]:\n{reflections[node_id]}"):
+            found = branch.find(part, position)
+            assert found >= position, f"missing or out of order: {part[:60]!r}"
+            position = found + len(part)
+    assert branch.rstrip().endswith("[attempt 3]:")
+
+
+def record() -> None:
+    """Records the search with the real local model into RECORDING (replacing it)."""
+    RECORDING.parent.mkdir(parents=True, exist_ok=True)
+    RECORDING.unlink(missing_ok=True)
+    db = Path(tempfile.mkdtemp()) / "runs.sqlite3"
+    gateway = ["--backend", "local", "--model", "qwen2.5-coder-0.5b", "--record", str(RECORDING),
+               "--deadline", "0", "--max-concurrency", "1"]
+    started = time.monotonic()
+    with running_services(service_specs(gateway, db), env=SANDBOX_ENV) as services:
+        events = solve(services, timeout=3600)
+    result = events[-1].finished
+    for node in of(events, "node_evaluated"):
+        print(f"{node.id:8s} reward {node.reward:.2f} value {node.value:.2f} "
+              f"terminal {node.terminal} {node.action[:60]!r}")
+    print(f"status {pb.RunStatus.Name(result.status)} score {result.score.score} "
+          f"({result.score.details}) in {time.monotonic() - started:.0f}s; "
+          f"{result.usage.calls} calls; recorded to {RECORDING}")
+    sys.exit(0 if result.status == pb.RUN_STATUS_SOLVED and result.score.success else 1)
+
+
+if __name__ == "__main__":
+    record()
