@@ -141,7 +141,7 @@ class LatsSearch:
             await self.env.close(probe.session_id)
             renderer = PromptRenderer(self.pack, probe.observation)
             setup = await self._sample(renderer.setup(), "setup", Node(id="setup"), 1, 0.0,
-                                       (), self.pack.setup_max_tokens)
+                                       self.pack.setup_stop, self.pack.setup_max_tokens)
             key = self.pack.setup_option_key or "setup"
             task = TaskRef(task.task_id, task.inline_task,
                            tuple(dict(task.options, **{key: setup[0]}).items()), task.seed)
@@ -257,7 +257,7 @@ class LatsSearch:
 
     async def _reflect(self, leaf: Node) -> None:
         texts = await self._sample(self.renderer.reflect(leaf), "reflect", leaf, 1, 0.0,
-                                   (), self.pack.reflect_max_tokens or 256)
+                                   self.pack.reflect_stop, self.pack.reflect_max_tokens or 256)
         text = texts[0].strip() if texts else ""
         if not text:
             return

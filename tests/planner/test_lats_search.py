@@ -253,3 +253,19 @@ def test_reflect_each_failure_attaches_reflections_to_their_branch():
     assert (on_p or on_q) and len(on_p) + len(on_q) == len(deeper)
     assert not any("fix [q" in prompt for prompt in on_p)   # no sibling's reflection
     assert not any("fix [p" in prompt for prompt in on_q)
+
+
+def test_setup_and_reflection_use_the_packs_stop_sequences():
+    seen = {}
+
+    class StopRecorder(RuleModel):
+        async def complete(self, messages, params):
+            seen.setdefault(params.purpose, params.stop)
+            return await super().complete(messages, params)
+
+    model = StopRecorder(lambda purpose, prompt, n: ["lose"] * n if purpose == "act"
+                         else ["tests"] if purpose == "setup" else ["r"] * n)
+    desc = description(setup_template="SETUP {task}", setup_option_key="tests",
+                       setup_stop=["```"], reflect_stop=["\n[attempt"])
+    run(PathEnv(), model, LatsConfig(n_samples=1, iterations=1), desc=desc)
+    assert seen["setup"] == ("```",) and seen["reflect"] == ("\n[attempt",)

@@ -78,7 +78,7 @@ class Limits(_message.Message):
     def __init__(self, max_steps: _Optional[int] = ..., max_action_bytes: _Optional[int] = ..., max_sessions: _Optional[int] = ..., session_ttl_seconds: _Optional[int] = ...) -> None: ...
 
 class PromptPack(_message.Message):
-    __slots__ = ("instructions", "examples", "act_template", "value_template", "reflect_template", "step_template", "reflection_template", "reflections_header", "value_examples", "act_stop", "value_stop", "value_pattern", "value_min", "value_max", "act_max_tokens", "value_max_tokens", "reflect_max_tokens", "action_prefix_pattern", "setup_template", "setup_option_key", "setup_max_tokens", "variables", "search_hints")
+    __slots__ = ("instructions", "examples", "act_template", "value_template", "reflect_template", "step_template", "reflection_template", "reflections_header", "value_examples", "act_stop", "value_stop", "value_pattern", "value_min", "value_max", "act_max_tokens", "value_max_tokens", "reflect_max_tokens", "action_prefix_pattern", "setup_template", "setup_option_key", "setup_max_tokens", "variables", "search_hints", "setup_stop", "reflect_stop")
     class VariablesEntry(_message.Message):
         __slots__ = ("key", "value")
         KEY_FIELD_NUMBER: _ClassVar[int]
@@ -109,6 +109,8 @@ class PromptPack(_message.Message):
     SETUP_MAX_TOKENS_FIELD_NUMBER: _ClassVar[int]
     VARIABLES_FIELD_NUMBER: _ClassVar[int]
     SEARCH_HINTS_FIELD_NUMBER: _ClassVar[int]
+    SETUP_STOP_FIELD_NUMBER: _ClassVar[int]
+    REFLECT_STOP_FIELD_NUMBER: _ClassVar[int]
     instructions: str
     examples: str
     act_template: str
@@ -132,7 +134,9 @@ class PromptPack(_message.Message):
     setup_max_tokens: int
     variables: _containers.ScalarMap[str, str]
     search_hints: SearchHints
-    def __init__(self, instructions: _Optional[str] = ..., examples: _Optional[str] = ..., act_template: _Optional[str] = ..., value_template: _Optional[str] = ..., reflect_template: _Optional[str] = ..., step_template: _Optional[str] = ..., reflection_template: _Optional[str] = ..., reflections_header: _Optional[str] = ..., value_examples: _Optional[str] = ..., act_stop: _Optional[_Iterable[str]] = ..., value_stop: _Optional[_Iterable[str]] = ..., value_pattern: _Optional[str] = ..., value_min: _Optional[float] = ..., value_max: _Optional[float] = ..., act_max_tokens: _Optional[int] = ..., value_max_tokens: _Optional[int] = ..., reflect_max_tokens: _Optional[int] = ..., action_prefix_pattern: _Optional[str] = ..., setup_template: _Optional[str] = ..., setup_option_key: _Optional[str] = ..., setup_max_tokens: _Optional[int] = ..., variables: _Optional[_Mapping[str, str]] = ..., search_hints: _Optional[_Union[SearchHints, _Mapping]] = ...) -> None: ...
+    setup_stop: _containers.RepeatedScalarFieldContainer[str]
+    reflect_stop: _containers.RepeatedScalarFieldContainer[str]
+    def __init__(self, instructions: _Optional[str] = ..., examples: _Optional[str] = ..., act_template: _Optional[str] = ..., value_template: _Optional[str] = ..., reflect_template: _Optional[str] = ..., step_template: _Optional[str] = ..., reflection_template: _Optional[str] = ..., reflections_header: _Optional[str] = ..., value_examples: _Optional[str] = ..., act_stop: _Optional[_Iterable[str]] = ..., value_stop: _Optional[_Iterable[str]] = ..., value_pattern: _Optional[str] = ..., value_min: _Optional[float] = ..., value_max: _Optional[float] = ..., act_max_tokens: _Optional[int] = ..., value_max_tokens: _Optional[int] = ..., reflect_max_tokens: _Optional[int] = ..., action_prefix_pattern: _Optional[str] = ..., setup_template: _Optional[str] = ..., setup_option_key: _Optional[str] = ..., setup_max_tokens: _Optional[int] = ..., variables: _Optional[_Mapping[str, str]] = ..., search_hints: _Optional[_Union[SearchHints, _Mapping]] = ..., setup_stop: _Optional[_Iterable[str]] = ..., reflect_stop: _Optional[_Iterable[str]] = ...) -> None: ...
 
 class SearchHints(_message.Message):
     __slots__ = ("max_depth", "n_samples", "iterations", "simulate", "root_samples", "reflect_each_failure", "reward_in_value", "value_weight")
