@@ -10,6 +10,7 @@ PROTO_OUT := protos/gen
 PROTOS := $(wildcard $(PROTO_SRC)/lats_pb/*.proto)
 ADDR ?= 127.0.0.1:50051
 PYTEST_ARGS ?=
+TEST_MODEL ?= qwen2.5-coder-0.5b
 
 .PHONY: help setup protos test test-fast conformance demo bench clean
 
@@ -28,6 +29,8 @@ $(PY):
 setup: $(PY)
 	bash scripts/install_system_packages.sh
 	$(PY) -m pip install --quiet --progress-bar off -e '.[test]'
+	# the fast embedded model: the real-model tests load it (≈0.5 GB, once)
+	$(PY) -m lats model fetch $(TEST_MODEL)
 
 protos: $(PY)
 	rm -rf $(PROTO_OUT)/lats_pb
@@ -36,8 +39,9 @@ protos: $(PY)
 	  --pyi_out=$(PROTO_OUT) --grpc_python_out=$(PROTO_OUT) $(PROTOS)
 	touch $(PROTO_OUT)/lats_pb/__init__.py
 
+# LATS_REQUIRE_MODEL=1: a missing model fails the real-model tests instead of skipping them.
 test: setup
-	$(PY) -m pytest -q -ra $(PYTEST_ARGS)
+	LATS_REQUIRE_MODEL=1 $(PY) -m pytest -q -ra $(PYTEST_ARGS)
 
 test-fast: setup
 	$(PY) -m pytest -q -ra -m "not slow_model" $(PYTEST_ARGS)

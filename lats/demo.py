@@ -49,15 +49,17 @@ def demo(backend, model, gateway_args, env_name, task, n_samples, iterations, ma
          max_calls, seed):
     """Run a real LATS search across three services and print it as it grows."""
     if backend == "local":
-        from llm_gateway.model_store import ensure_model
+        from llm_gateway.model_cli import fetch
 
-        click.echo(f"model: {model} (embedded, CPU)")
-        ensure_model(model)
+        click.echo(f"model: {model} (embedded, CPU); fetching it if needed ...")
+        click.get_current_context().invoke(fetch, name=model, fetch_all=False, cache_dir=None)
     with tempfile.TemporaryDirectory() as tmp:
         specs = [
             ("env", ["env", env_name]),
-            ("gateway", ["gateway", "--backend", backend, "--model", model, *gateway_args]),
-            ("planner", ["planner", "--gateway", "{gateway}",
+            # CPU generation of a whole program can take minutes: no short deadlines.
+            ("gateway", ["gateway", "--backend", backend, "--model", model,
+                         "--deadline", "1800", *gateway_args]),
+            ("planner", ["planner", "--gateway", "{gateway}", "--model-timeout", "1800",
                          "--db", str(Path(tmp) / "runs.sqlite3")]),
         ]
         click.echo("starting the environment, the gateway and the planner ...")

@@ -222,7 +222,8 @@ class LatsSearch:
         for child in children:
             self.events.node_added(child)
         await asyncio.gather(*(self._evaluate(child) for child in children))
-        if self.config.reflection and self.config.reflect_each_failure:
+        solved = any(self.is_success(child) for child in children)
+        if self.config.reflection and self.config.reflect_each_failure and not solved:
             await asyncio.gather(*(self._reflect(child) for child in children
                                    if not child.invalid_action and not self.is_success(child)))
         for child in children:
