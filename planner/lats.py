@@ -222,10 +222,6 @@ class LatsSearch:
         for child in children:
             self.events.node_added(child)
         await asyncio.gather(*(self._evaluate(child) for child in children))
-        solved = any(self.is_success(child) for child in children)
-        if self.config.reflection and self.config.reflect_each_failure and not solved:
-            await asyncio.gather(*(self._reflect(child) for child in children
-                                   if not child.invalid_action and not self.is_success(child)))
         for child in children:
             if child.terminal or child.depth >= self.config.max_depth:
                 mark_exhausted(child)
@@ -233,6 +229,10 @@ class LatsSearch:
                     self.events.terminal(child)
         if not children:
             mark_exhausted(node)
+        solved = any(self.is_success(child) for child in children)
+        if self.config.reflection and self.config.reflect_each_failure and not solved:
+            await asyncio.gather(*(self._reflect(child) for child in children
+                                   if not child.invalid_action))
         return children
 
     def _best(self, children: list[Node]) -> Node:
