@@ -1,8 +1,10 @@
 """`lats demo`: the main job. Starts the three services as separate processes,
 runs one real LATS search and streams it as it grows, then stops them.
 
-Defaults: the embedded offline model (fetched on first use), the Game-of-24
-environment, and a budget that finishes in about ten minutes on 2 CPU cores.
+Defaults: the embedded offline model (fetched on first use), the code-runner
+environment on HumanEval/26 (the model's first program misreads "remove all
+elements that occur more than once", so reflection and search have work to
+do), and a budget that finishes in about ten to fifteen minutes on 2 CPU cores.
 """
 
 from __future__ import annotations
@@ -38,12 +40,12 @@ async def _stream(planner: str, request: planner_pb2.SolveRequest) -> int:
               help="Model name (local: qwen2.5-coder-1.5b or qwen2.5-coder-0.5b).")
 @click.option("--gateway-arg", "gateway_args", multiple=True,
               help="Extra argument for `lats serve gateway` (repeatable), e.g. --replay=FILE.")
-@click.option("--env", "env_name", default="game24", show_default=True)
-@click.option("--task", default="game24/900", show_default=True)
+@click.option("--env", "env_name", default="coderunner", show_default=True)
+@click.option("--task", default="HumanEval/26", show_default=True)
 @click.option("-n", "--n-samples", default=3, show_default=True)
 @click.option("-k", "--iterations", default=4, show_default=True)
 @click.option("-d", "--max-depth", default=4, show_default=True)
-@click.option("--max-calls", default=60, show_default=True, help="Model-call budget.")
+@click.option("--max-calls", default=40, show_default=True, help="Model-call budget.")
 @click.option("--seed", default=1, show_default=True)
 def demo(backend, model, gateway_args, env_name, task, n_samples, iterations, max_depth,
          max_calls, seed):
