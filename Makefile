@@ -54,6 +54,9 @@ bench: setup
 	$(PY) bench/bench_sandbox.py
 	$(PY) bench/bench_wiki.py
 	$(PY) bench/bench_webshop.py
+	$(PY) bench/bench_coderunner.py
+	$(PY) bench/bench_local_model.py --model $(TEST_MODEL)
+	$(PY) bench/bench_search_overhead.py --model $(TEST_MODEL)
 
 conformance:
 	$(PY) -m lats conformance $(ADDR)

@@ -77,5 +77,6 @@ class EventPrinter:
                        f"success={r.score.success} {_short(r.score.details, 80)}")
         u = r.usage
         self._line(f"   cost: {u.calls} LLM calls, {u.prompt_tokens} prompt + "
-                   f"{u.completion_tokens} completion tokens, {r.wall_seconds:.1f}s wall; "
+                   f"{u.completion_tokens} completion tokens, {r.wall_seconds:.1f}s wall "
+                   f"({r.model_seconds:.1f}s waiting for the model); "
                    f"model {r.model or '?'}, mode {r.reward_mode}")

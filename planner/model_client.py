@@ -8,6 +8,7 @@ so every result can report its own calls and tokens.
 from __future__ import annotations
 
 import abc
+import time
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -34,6 +35,26 @@ class SamplingParams:
     purpose: str = ""
 
 
+class BusyClock:
+    """Wall time during which at least one call is in flight (overlaps count once)."""
+
+    def __init__(self) -> None:
+        self.seconds = 0.0
+        self._in_flight = 0
+        self._since = 0.0
+
+    def __enter__(self) -> "BusyClock":
+        if self._in_flight == 0:
+            self._since = time.monotonic()
+        self._in_flight += 1
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self._in_flight -= 1
+        if self._in_flight == 0:
+            self.seconds += time.monotonic() - self._since
+
+
 class BudgetExhausted(Exception):
     """The run's model budget is spent; the search must stop."""
 
@@ -43,6 +64,7 @@ class ModelClient(abc.ABC):
 
     def __init__(self) -> None:
         self.usage = UsageTotals()
+        self.busy = BusyClock()   # wall time spent waiting for the model
 
     @abc.abstractmethod
     async def complete(self, messages: Sequence[tuple[str, str]], params: SamplingParams) -> list[str]:
@@ -65,12 +87,13 @@ class GatewayModel(ModelClient):
         import grpc
 
         try:
-            response = await self._gateway.generate(
-                list(messages), n=params.n, temperature=params.temperature,
-                stop=list(params.stop), max_tokens=params.max_tokens, seed=params.seed,
-                purpose=params.purpose, run_id=self._run_id, budget=self._budget,
-                model=self._model,
-            )
+            with self.busy:
+                response = await self._gateway.generate(
+                    list(messages), n=params.n, temperature=params.temperature,
+                    stop=list(params.stop), max_tokens=params.max_tokens, seed=params.seed,
+                    purpose=params.purpose, run_id=self._run_id, budget=self._budget,
+                    model=self._model,
+                )
         except grpc.aio.AioRpcError as exc:
             if exc.code() == grpc.StatusCode.RESOURCE_EXHAUSTED:
                 raise BudgetExhausted(exc.details()) from exc

@@ -223,6 +223,7 @@ class PlannerServicer(pb_grpc.PlannerServicer):
             reward_mode=description.reward_mode or "none", model=model.model_name,
             config=config_message, environment=environment, task_id=task_id,
         )
+        result.model_seconds = model.busy.seconds
         result.usage.calls = model.usage.calls
         result.usage.prompt_tokens = model.usage.prompt_tokens
         result.usage.completion_tokens = model.usage.completion_tokens

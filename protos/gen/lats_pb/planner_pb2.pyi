@@ -104,7 +104,7 @@ class Node(_message.Message):
     def __init__(self, id: _Optional[str] = ..., parent_id: _Optional[str] = ..., depth: _Optional[int] = ..., action: _Optional[str] = ..., observation: _Optional[str] = ..., reward: _Optional[float] = ..., terminal: _Optional[bool] = ..., invalid_action: _Optional[bool] = ..., visits: _Optional[int] = ..., value: _Optional[float] = ..., lm_score: _Optional[float] = ..., sc_score: _Optional[float] = ..., sample_count: _Optional[int] = ..., reflection: _Optional[str] = ...) -> None: ...
 
 class RunResult(_message.Message):
-    __slots__ = ("status", "actions", "final_observation", "reward", "score", "scored", "usage", "iterations", "nodes_expanded", "nodes", "wall_seconds", "error", "reward_mode", "model", "config", "environment", "task_id", "stop_reason", "method")
+    __slots__ = ("status", "actions", "final_observation", "reward", "score", "scored", "usage", "iterations", "nodes_expanded", "nodes", "wall_seconds", "error", "reward_mode", "model", "config", "environment", "task_id", "stop_reason", "method", "model_seconds")
     STATUS_FIELD_NUMBER: _ClassVar[int]
     ACTIONS_FIELD_NUMBER: _ClassVar[int]
     FINAL_OBSERVATION_FIELD_NUMBER: _ClassVar[int]
@@ -124,6 +124,7 @@ class RunResult(_message.Message):
     TASK_ID_FIELD_NUMBER: _ClassVar[int]
     STOP_REASON_FIELD_NUMBER: _ClassVar[int]
     METHOD_FIELD_NUMBER: _ClassVar[int]
+    MODEL_SECONDS_FIELD_NUMBER: _ClassVar[int]
     status: RunStatus
     actions: _containers.RepeatedScalarFieldContainer[str]
     final_observation: str
@@ -143,7 +144,8 @@ class RunResult(_message.Message):
     task_id: str
     stop_reason: str
     method: str
-    def __init__(self, status: _Optional[_Union[RunStatus, str]] = ..., actions: _Optional[_Iterable[str]] = ..., final_observation: _Optional[str] = ..., reward: _Optional[float] = ..., score: _Optional[_Union[_environment_pb2.ScoreResponse, _Mapping]] = ..., scored: _Optional[bool] = ..., usage: _Optional[_Union[_llm_pb2.Usage, _Mapping]] = ..., iterations: _Optional[int] = ..., nodes_expanded: _Optional[int] = ..., nodes: _Optional[int] = ..., wall_seconds: _Optional[float] = ..., error: _Optional[str] = ..., reward_mode: _Optional[str] = ..., model: _Optional[str] = ..., config: _Optional[_Union[SearchConfig, _Mapping]] = ..., environment: _Optional[str] = ..., task_id: _Optional[str] = ..., stop_reason: _Optional[str] = ..., method: _Optional[str] = ...) -> None: ...
+    model_seconds: float
+    def __init__(self, status: _Optional[_Union[RunStatus, str]] = ..., actions: _Optional[_Iterable[str]] = ..., final_observation: _Optional[str] = ..., reward: _Optional[float] = ..., score: _Optional[_Union[_environment_pb2.ScoreResponse, _Mapping]] = ..., scored: _Optional[bool] = ..., usage: _Optional[_Union[_llm_pb2.Usage, _Mapping]] = ..., iterations: _Optional[int] = ..., nodes_expanded: _Optional[int] = ..., nodes: _Optional[int] = ..., wall_seconds: _Optional[float] = ..., error: _Optional[str] = ..., reward_mode: _Optional[str] = ..., model: _Optional[str] = ..., config: _Optional[_Union[SearchConfig, _Mapping]] = ..., environment: _Optional[str] = ..., task_id: _Optional[str] = ..., stop_reason: _Optional[str] = ..., method: _Optional[str] = ..., model_seconds: _Optional[float] = ...) -> None: ...
 
 class SearchEvent(_message.Message):
     __slots__ = ("run_id", "seq", "started", "iteration", "selected", "node_added", "node_evaluated", "reflection", "backpropagated", "terminal", "finished")
