@@ -16,9 +16,10 @@ Contract:
 * Context: one call may use n_ctx tokens (its prompt plus all n samples,
   which share the prompt's cells); the KV cache holds n_ctx x max_concurrency.
   A longer prompt, or samples that outgrow n_ctx, give INVALID_ARGUMENT.
-* finish_reason is "length" when max_tokens ran out, else "stop". prompt_tokens counts the prompt once; completion_tokens sums all
-  choices. `extra` carries `cached_prompt_tokens` (prefix tokens reused) and
-  the prompt/decode milliseconds llama.cpp measured.
+* finish_reason is "length" when max_tokens ran out, else "stop".
+  prompt_tokens counts the prompt once; completion_tokens sums all choices.
+  `extra` carries `cached_prompt_tokens` (prefix tokens reused) and the
+  prompt/decode milliseconds llama.cpp measured.
 * A cancelled `generate` stops its llama.cpp request at the next token.
 """
 
