@@ -52,6 +52,7 @@ def browser():
 @pytest.mark.timeout(120)
 def test_a_person_searches_picks_options_and_buys(site, browser, shop):
     from selenium.webdriver.common.by import By
+    from selenium.webdriver.support.ui import WebDriverWait
 
     goal = shop.goal("fixed_0")
     target = shop.store.product(goal["asin"])
@@ -62,6 +63,8 @@ def test_a_person_searches_picks_options_and_buys(site, browser, shop):
     box = browser.find_element(By.ID, "search_input")
     box.send_keys(target["Title"])
     browser.find_element(By.CSS_SELECTOR, "#search-form button").click()
+    # a form submit returns before the next page has loaded: wait for it
+    WebDriverWait(browser, 30).until(lambda d: "Total results" in d.page_source)
     assert "Page 1 (Total results: 50)" in browser.page_source
     while not browser.find_elements(By.LINK_TEXT, target["asin"]):
         browser.find_element(By.LINK_TEXT, "Next >").click()
