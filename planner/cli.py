@@ -89,9 +89,11 @@ def _solve_request(env, task, run_id, method, n, k, depth, w, lam, temperature, 
               help="host:port of the environment server.")
 @click.option("--task", "task_id", required=True, help="Task id (see the environment's ListTasks).")
 @click.option("--run-id", default=None, help="Name the run (default: generated).")
+@click.option("--fallback-env", default="",
+              help="lats_fallback: host:port of the environment searched if the first fails.")
 @click.option("--method", default="lats", show_default=True,
-              help="Search method (lats, lats_dfs, react, react_bok, reflexion, cot, cot_sc, "
-                   "tot_dfs, tot_bfs).")
+              help="Search method (lats, lats_dfs, lats_fallback, react, react_bok, reflexion, "
+                   "cot, cot_sc, tot_dfs, tot_bfs).")
 @click.option("-n", "--n-samples", type=int, default=None, help="Actions sampled per expansion (n).")
 @click.option("-k", "--iterations", type=int, default=None, help="MCTS iterations (k).")
 @click.option("-d", "--max-depth", type=int, default=None, help="Depth limit (d).")
@@ -107,13 +109,14 @@ def _solve_request(env, task, run_id, method, n, k, depth, w, lam, temperature, 
 @click.option("--json", "as_json", is_flag=True, help="Print events as JSON lines.")
 @click.option("--timeout", type=float, default=3600.0, show_default=True,
               help="Give up on the whole search after this many seconds.")
-def solve(planner_address, env_address, task_id, run_id, method, n_samples, iterations, max_depth,
+def solve(planner_address, env_address, task_id, run_id, fallback_env, method, n_samples, iterations, max_depth,
           exploration_weight, value_weight, temperature, seed, reflection, model, max_calls,
           max_tokens, as_json, timeout):
     """Search one task and print the search as it grows."""
     request = _solve_request(env_address, task_id, run_id, method, n_samples, iterations, max_depth,
                              exploration_weight, value_weight, temperature, seed, reflection,
                              model, max_calls, max_tokens)
+    request.config.fallback_env_address = fallback_env
 
     async def main() -> int:
         printer = EventPrinter(sys.stdout)

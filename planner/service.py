@@ -176,6 +176,11 @@ class PlannerServicer(pb_grpc.PlannerServicer):
         budget = request.config.budget if request.config.HasField("budget") else None
         model = GatewayModel(self._gateway, run_id, request.config.model, budget)
         search = method.search(env, description, model, config, task, sink)
+        fallback_env = None
+        if request.config.fallback_env_address:
+            fallback_env = EnvironmentClient(request.config.fallback_env_address,
+                                             timeout=self._settings.env_timeout)
+            search.fallback_env = fallback_env
         live = LiveRun(run=run, search=search)
         self._live[run_id] = live
         await self._store.put(run)
@@ -207,6 +212,8 @@ class PlannerServicer(pb_grpc.PlannerServicer):
                 search_task.cancel()
                 run.status = pb.RUN_STATUS_ERROR
                 run.result.error = "the client cancelled the search"
+            if fallback_env is not None:
+                await fallback_env.aclose()
             stored = _run_snapshot(live)
             self._live.pop(run_id, None)
             await self._store.put(stored)

@@ -19,6 +19,7 @@ from types import MappingProxyType
 
 from planner.lats import LatsSearch
 from planner.methods.cot import CotSearch
+from planner.methods.fallback import FallbackSearch
 from planner.methods.react import TrajectorySampler
 from planner.methods.reflexion import ReflexionSearch
 from planner.methods.tot import BfsSearch, DfsSearch
@@ -74,6 +75,10 @@ METHODS: dict[str, MethodSpec] = {spec.name: spec for spec in (
     MethodSpec("cot_sc", CotSearch,
                "CoT with self-consistency: majority answer of k transcripts, "
                "n transcripts per model call", fixed={"reflection": False}),
+    MethodSpec("lats_fallback", FallbackSearch,
+               "LATS, then LATS on SearchConfig.fallback_env_address with the first "
+               "search's reflections if it failed (the paper's CoT then ReAct); "
+               "k, n as for lats, per search"),
 )}
 
 

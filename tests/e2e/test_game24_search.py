@@ -157,3 +157,17 @@ def test_lats_solve_prints_the_search_as_it_grows(services):
     assert "reflection on 0.0.0.0" in text
     assert "== SOLVED" in text and "verified by the environment: score 1" in text
     assert "Answer: 6 * 5 - 10 + 4 = 24" in text
+
+
+def test_lats_fallback_searches_the_fallback_environment_after_a_failure(services):
+    env = services["env"].address
+    request = pb.SolveRequest(env_address=env, task_id=TASK, config=pb.SearchConfig(
+        method="lats_fallback", fallback_env_address=env, n_samples=2, iterations=1,
+        max_depth=4, seed=7))
+    with grpc.insecure_channel(services["planner"].address) as channel:
+        events = list(pb_grpc.PlannerStub(channel).Solve(request, timeout=60))
+    result = events[-1].finished
+    assert len(of(events, "started")) == 2          # the first search, then the fallback
+    assert result.status == pb.RUN_STATUS_FAILED and result.iterations == 2
+    assert "fallback search" in result.stop_reason and result.method == "lats_fallback"
+    assert len(of(events, "reflection")) == 2

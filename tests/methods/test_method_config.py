@@ -6,6 +6,7 @@ import pytest
 from lats_pb import environment_pb2 as env_pb
 from lats_pb import planner_pb2 as pb
 
+from planner.methods.fallback import FallbackSearch
 from planner.config import ConfigError, effective_config, to_proto
 from planner.lats import LatsSearch
 from planner.methods import METHODS, method_spec
@@ -26,7 +27,8 @@ def test_every_method_name_maps_to_its_search_class():
     assert {name: spec.search for name, spec in METHODS.items()} == {
         "lats": LatsSearch, "lats_dfs": DfsSearch, "tot_dfs": DfsSearch, "tot_bfs": BfsSearch,
         "react": TrajectorySampler, "react_bok": TrajectorySampler,
-        "reflexion": ReflexionSearch, "cot": CotSearch, "cot_sc": CotSearch}
+        "reflexion": ReflexionSearch, "cot": CotSearch, "cot_sc": CotSearch,
+        "lats_fallback": FallbackSearch}
     assert method_spec("").name == "lats"
 
 

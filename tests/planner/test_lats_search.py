@@ -269,3 +269,23 @@ def test_setup_and_reflection_use_the_packs_stop_sequences():
                        setup_stop=["```"], reflect_stop=["\n[attempt"])
     run(PathEnv(), model, LatsConfig(n_samples=1, iterations=1), desc=desc)
     assert seen["setup"] == ("```",) and seen["reflect"] == ("\n[attempt",)
+
+
+def test_fallback_search_runs_the_second_environment_with_the_first_ones_reflections():
+    from planner.methods.fallback import FallbackSearch
+
+    def answer(purpose, prompt, n):
+        if purpose == "act":
+            return ["win"] * n if "lesson" in prompt else ["lose"] * n
+        return ["lesson"] if purpose == "reflect" else ["score is 5"] * n
+
+    first, second = PathEnv(), PathEnv()
+    events = Recorder()
+    search = FallbackSearch(first, first.description, RuleModel(answer),
+                            LatsConfig(n_samples=1, iterations=1), TaskRef(task_id="t"), events)
+    search.fallback_env = second
+    outcome = asyncio.run(asyncio.wait_for(search.run(), 10))
+    assert outcome.status == "solved" and outcome.iterations == 2
+    assert [s for s, _, _ in first.step_log] and [s for s, _, _ in second.step_log]
+    assert [n.action for n in outcome.answer.trajectory()] == ["win"]
+    assert len(events.of("started")) == 2 and search.nodes_expanded == 2

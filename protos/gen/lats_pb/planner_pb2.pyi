@@ -24,7 +24,7 @@ RUN_STATUS_FAILED: RunStatus
 RUN_STATUS_ERROR: RunStatus
 
 class SearchConfig(_message.Message):
-    __slots__ = ("method", "n_samples", "iterations", "max_depth", "exploration_weight", "value_weight", "reflection", "simulate", "temperature", "seed", "model", "max_reflections", "budget", "value_samples", "lm_value")
+    __slots__ = ("method", "n_samples", "iterations", "max_depth", "exploration_weight", "value_weight", "reflection", "simulate", "temperature", "seed", "model", "max_reflections", "budget", "value_samples", "lm_value", "fallback_env_address")
     METHOD_FIELD_NUMBER: _ClassVar[int]
     N_SAMPLES_FIELD_NUMBER: _ClassVar[int]
     ITERATIONS_FIELD_NUMBER: _ClassVar[int]
@@ -40,6 +40,7 @@ class SearchConfig(_message.Message):
     BUDGET_FIELD_NUMBER: _ClassVar[int]
     VALUE_SAMPLES_FIELD_NUMBER: _ClassVar[int]
     LM_VALUE_FIELD_NUMBER: _ClassVar[int]
+    FALLBACK_ENV_ADDRESS_FIELD_NUMBER: _ClassVar[int]
     method: str
     n_samples: int
     iterations: int
@@ -55,7 +56,8 @@ class SearchConfig(_message.Message):
     budget: _llm_pb2.Budget
     value_samples: int
     lm_value: bool
-    def __init__(self, method: _Optional[str] = ..., n_samples: _Optional[int] = ..., iterations: _Optional[int] = ..., max_depth: _Optional[int] = ..., exploration_weight: _Optional[float] = ..., value_weight: _Optional[float] = ..., reflection: _Optional[bool] = ..., simulate: _Optional[bool] = ..., temperature: _Optional[float] = ..., seed: _Optional[int] = ..., model: _Optional[str] = ..., max_reflections: _Optional[int] = ..., budget: _Optional[_Union[_llm_pb2.Budget, _Mapping]] = ..., value_samples: _Optional[int] = ..., lm_value: _Optional[bool] = ...) -> None: ...
+    fallback_env_address: str
+    def __init__(self, method: _Optional[str] = ..., n_samples: _Optional[int] = ..., iterations: _Optional[int] = ..., max_depth: _Optional[int] = ..., exploration_weight: _Optional[float] = ..., value_weight: _Optional[float] = ..., reflection: _Optional[bool] = ..., simulate: _Optional[bool] = ..., temperature: _Optional[float] = ..., seed: _Optional[int] = ..., model: _Optional[str] = ..., max_reflections: _Optional[int] = ..., budget: _Optional[_Union[_llm_pb2.Budget, _Mapping]] = ..., value_samples: _Optional[int] = ..., lm_value: _Optional[bool] = ..., fallback_env_address: _Optional[str] = ...) -> None: ...
 
 class SolveRequest(_message.Message):
     __slots__ = ("env_address", "task_id", "inline_task", "config", "run_id")
