@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from env_servers.wiki.domain import HotpotQACoTDomain, HotpotQADomain
+from env_servers.wiki.domain import HotpotQADomain
 from env_servers.wiki.index import build_index
 from env_servers.wiki.offline import OfflineCorpus
 from env_servers.wiki.settings import DEFAULT_DISTRACTOR_FILE, WikiSettings
