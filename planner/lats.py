@@ -159,7 +159,8 @@ class LatsSearch:
 
     async def _step_child(self, parent: Node, child: Node) -> None:
         """Forks the parent's state, applies the child's action, snapshots it."""
-        actions = [n.action for n in parent.trajectory()]
+        # the actions are only needed to replay the state without snapshots
+        actions = [] if self.env.supports_snapshot else [n.action for n in parent.trajectory()]
         session = await self.env.fork(parent.blob, self.task, actions)
         try:
             step = await self.env.step(session, child.action)
