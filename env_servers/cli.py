@@ -12,14 +12,8 @@ import click
 from env_servers.core import EnvSettings, serve_environment
 from env_servers.core.settings import DEFAULT_MAX_SESSIONS, DEFAULT_SESSION_TTL_SECONDS
 from env_servers.registry import DOMAINS, load_domain
-from lats.serving import ServerOptions
-
-
-def listen_address(host: str, port: int) -> str:
-    """host:port, with IPv6 hosts in brackets."""
-    if ":" in host and not host.startswith("["):
-        host = f"[{host}]"
-    return f"{host}:{port}"
+from lats_runtime.addresses import listen_address
+from lats_runtime.serving import ServerOptions
 
 
 @click.command()

@@ -15,10 +15,11 @@ Subcommands are contributed by the packages that own them:
 
 from __future__ import annotations
 
-import logging
 import os
 
 import click
+
+from lats_runtime.logs import configure_logging
 
 
 @click.group()
@@ -26,10 +27,7 @@ import click
               show_default="INFO (env LATS_LOG_LEVEL)", help="Python logging level.")
 def main(log_level: str) -> None:
     """Language Agent Tree Search as gRPC services."""
-    logging.basicConfig(
-        level=log_level.upper(),
-        format="%(asctime)s %(levelname)s %(name)s: %(message)s",
-    )
+    configure_logging(log_level)
 
 
 @main.group()

@@ -7,7 +7,7 @@ import logging
 
 import click
 
-from lats.serving import ServerOptions, serve_forever
+from lats_runtime.serving import ServerOptions, serve_forever
 from llm_gateway.backends.base import Backend
 from llm_gateway.backends.factory import BACKEND_NAMES, make_backend
 from llm_gateway.service import LlmGatewayServicer, gateway_service_spec

@@ -9,7 +9,7 @@ import logging
 import grpc
 from lats_pb import llm_pb2, llm_pb2_grpc
 
-from lats.serving import ServiceSpec
+from lats_runtime.serving import ServiceSpec
 from llm_gateway.backends.base import (
     FINISH_FILTERED,
     FINISH_LENGTH,
@@ -158,7 +158,7 @@ class LlmGatewayServicer(llm_pb2_grpc.LlmGatewayServicer):
 
 
 def gateway_service_spec(servicer: LlmGatewayServicer) -> ServiceSpec:
-    """The ServiceSpec that hosts `servicer` with lats.serving."""
+    """The ServiceSpec that hosts `servicer` with lats_runtime.serving."""
     return ServiceSpec(
         full_name=SERVICE_NAME,
         register=lambda server: llm_pb2_grpc.add_LlmGatewayServicer_to_server(

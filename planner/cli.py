@@ -11,7 +11,7 @@ import click
 import grpc
 from google.protobuf import json_format
 
-from lats.serving import ServerOptions, ServiceSpec, serve_forever
+from lats_runtime.serving import ServerOptions, ServiceSpec, serve_forever
 from lats_pb import llm_pb2, planner_pb2, planner_pb2_grpc
 
 from planner.event_printer import EventPrinter

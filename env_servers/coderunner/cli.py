@@ -12,7 +12,7 @@ from pathlib import Path
 
 import click
 
-from env_servers.cli import listen_address, serve_env
+from env_servers.cli import serve_env
 from env_servers.coderunner.config import (
     DEFAULT_INTERNAL_TESTS,
     MAX_INTERNAL_TESTS,
@@ -22,7 +22,8 @@ from env_servers.coderunner.config import (
 )
 from env_servers.coderunner.domain import CodeRunnerDomain
 from env_servers.core import EnvSettings, serve_environment
-from lats.serving import ServerOptions
+from lats_runtime.addresses import listen_address
+from lats_runtime.serving import ServerOptions
 
 _SHARED_PARAMS = [param for param in serve_env.params if param.name != "name"]
 

@@ -1,4 +1,4 @@
-"""Hosting an `EnvironmentServicer` on a gRPC server built by `lats.serving`."""
+"""Hosting an `EnvironmentServicer` on a gRPC server built by `lats_runtime.serving`."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ from lats_pb import environment_pb2, environment_pb2_grpc
 from env_servers.core.domain import Domain
 from env_servers.core.servicer import EnvironmentServicer
 from env_servers.core.settings import EnvSettings
-from lats.serving import RunningServer, ServerOptions, ServiceSpec, serve_forever, start_server
+from lats_runtime.serving import RunningServer, ServerOptions, ServiceSpec, serve_forever, start_server
 
 SERVICE_NAME = environment_pb2.DESCRIPTOR.services_by_name["Environment"].full_name
 

@@ -10,7 +10,7 @@ import grpc
 import pytest
 from lats_pb import environment_pb2, environment_pb2_grpc
 
-from env_servers.cli import listen_address
+from lats_runtime.addresses import listen_address
 from env_servers.registry import load_domain
 from lats.processes import start_service
 

@@ -7,7 +7,7 @@ import contextlib
 
 import grpc
 
-from lats.serving import ServerOptions, start_server
+from lats_runtime.serving import ServerOptions, start_server
 from llm_gateway.backends.base import (
     Backend,
     BackendError,

@@ -6,7 +6,7 @@ import grpc
 import pytest
 from lats_pb import llm_pb2
 
-from lats.serving import ServerOptions, start_server
+from lats_runtime.serving import ServerOptions, start_server
 from llm_gateway.backends.factory import make_backend
 from llm_gateway.client import GatewayClient
 from llm_gateway.service import LlmGatewayServicer, gateway_service_spec
