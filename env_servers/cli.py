@@ -10,7 +10,11 @@ import asyncio
 import click
 
 from env_servers.core import EnvSettings, serve_environment
-from env_servers.core.settings import DEFAULT_MAX_SESSIONS, DEFAULT_SESSION_TTL_SECONDS
+from env_servers.core.settings import (
+    DEFAULT_MAX_BATCH_ACTIONS,
+    DEFAULT_MAX_SESSIONS,
+    DEFAULT_SESSION_TTL_SECONDS,
+)
 from env_servers.registry import DOMAINS, load_domain
 from lats_runtime.addresses import listen_address
 from lats_runtime.serving import ServerOptions
@@ -29,6 +33,9 @@ from lats_runtime.serving import ServerOptions
               type=click.FloatRange(min=0, min_open=True), envvar="LATS_SESSION_TTL",
               show_default=True, show_envvar=True,
               help="Seconds a session may stay idle before it expires.")
+@click.option("--max-batch-actions", default=DEFAULT_MAX_BATCH_ACTIONS, type=click.IntRange(min=1),
+              envvar="LATS_MAX_BATCH_ACTIONS", show_default=True, show_envvar=True,
+              help="Most actions one stateless Transition call may carry.")
 @click.option("--snapshot-key", default=None, envvar="LATS_SNAPSHOT_KEY", show_envvar=True,
               help="Secret that signs snapshot blobs; replicas must share it. "
                    "Unset: a random per-process key.")
@@ -36,12 +43,13 @@ from lats_runtime.serving import ServerOptions
               envvar="LATS_DEADLINE", show_default=True, show_envvar=True,
               help="Seconds a single call may run before DEADLINE_EXCEEDED.")
 def serve_env(name: str, host: str, port: int, max_sessions: int, session_ttl: float,
-              snapshot_key: str | None, deadline: float) -> None:
+              max_batch_actions: int, snapshot_key: str | None, deadline: float) -> None:
     """Serve the environment NAME over gRPC (lats.v1.Environment)."""
     domain = load_domain(name)
     settings = EnvSettings(
         max_sessions=max_sessions,
         session_ttl_seconds=session_ttl,
+        max_batch_actions=max_batch_actions,
         snapshot_key=snapshot_key,
     )
     options = ServerOptions(

@@ -29,7 +29,7 @@ _SHARED_PARAMS = [param for param in serve_env.params if param.name != "name"]
 
 
 def _serve(host: str, port: int, max_sessions: int, session_ttl: float,
-           snapshot_key: str | None, deadline: float, sandbox: str,
+           max_batch_actions: int, snapshot_key: str | None, deadline: float, sandbox: str,
            allow_insecure_sandbox: bool, reward_mode: str, internal_tests: int,
            task_file: tuple[Path, ...]) -> None:
     """Serve the code-runner environment over gRPC (lats.v1.Environment)."""
@@ -42,7 +42,7 @@ def _serve(host: str, port: int, max_sessions: int, session_ttl: float,
         raise click.UsageError(str(error)) from error
     domain = CodeRunnerDomain(config)
     settings = EnvSettings(max_sessions=max_sessions, session_ttl_seconds=session_ttl,
-                           snapshot_key=snapshot_key)
+                           max_batch_actions=max_batch_actions, snapshot_key=snapshot_key)
     options = ServerOptions(address=listen_address(host, port), unary_deadline_seconds=deadline)
     asyncio.run(serve_environment(domain, settings, options))
 

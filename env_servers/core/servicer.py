@@ -1,8 +1,11 @@
-"""`EnvironmentServicer`: the 8 RPCs of environment.proto for any `Domain`.
+"""`EnvironmentServicer`: the RPCs of environment.proto for any `Domain`.
 
 The servicer owns everything generic: request validation, sessions (expiry,
 capacity, per-session locking), step counting and truncation at `max_steps`,
-signed snapshots with fork-on-Restore, ListTasks paging and Struct mapping.
+signed snapshots with fork-on-Restore, the stateless Start / Transition pair
+(on signed blobs, or on replays when the domain cannot snapshot), ListTasks
+paging and Struct mapping. Step and Transition share one rule for advancing
+an episode (`_advance`), so a transition is exactly Restore + Step + Snapshot.
 Domain errors (`env_servers.core.errors`) become gRPC statuses.
 
 Call `await start()` once the event loop runs (starts the expiry sweep) and
@@ -22,10 +25,10 @@ from typing import Any
 import grpc
 from lats_pb import environment_pb2, environment_pb2_grpc
 
-from env_servers.core.domain import Domain, State
+from env_servers.core.domain import Domain, ResetOutcome, State
 from env_servers.core.errors import EnvError, FailedPrecondition, InvalidRequest
 from env_servers.core.paging import page
-from env_servers.core.sessions import Session, SessionStore
+from env_servers.core.sessions import SessionStore
 from env_servers.core.settings import EnvSettings
 from env_servers.core.snapshots import SnapshotCodec, SnapshotPayload, snapshot_key
 from env_servers.core.structs import from_struct, to_struct
@@ -63,6 +66,7 @@ class EnvironmentServicer(environment_pb2_grpc.EnvironmentServicer):
         self.description = domain.describe()
         self.max_steps = settings.max_steps or self.description.max_steps
         self.max_action_bytes = settings.max_action_bytes or self.description.max_action_bytes
+        self.max_batch_actions = settings.max_batch_actions
         self.sessions = SessionStore(settings.max_sessions, settings.session_ttl_seconds)
         self.codec = SnapshotCodec(
             snapshot_key(settings.snapshot_key), domain.name, domain.version
@@ -98,11 +102,9 @@ class EnvironmentServicer(environment_pb2_grpc.EnvironmentServicer):
 
     @_rpc
     async def Reset(self, request, context):
-        task = self._task_of(request)
+        self._task_of(request)  # a bad request is INVALID_ARGUMENT even on a full server
         self.sessions.ensure_room()
-        outcome = await self._call(
-            self.domain.reset, task, request.seed, dict(request.options)
-        )
+        outcome = await self._start(request)
         session = self.sessions.open(outcome.state)
         return environment_pb2.ResetResponse(
             session_id=session.id,
@@ -116,23 +118,36 @@ class EnvironmentServicer(environment_pb2_grpc.EnvironmentServicer):
         self._check_action(request.action)
         session = self.sessions.get(request.session_id)
         async with session.lock:
-            self._check_open(session)
-            outcome = await self._call(self.domain.step, session.state, request.action)
-            if not outcome.invalid_action:
-                session.state = outcome.state
-            session.steps += 1
-            session.terminated = bool(outcome.terminated)
+            if session.closed:  # closed or expired while this call waited
+                self.sessions.get(session.id)
+            before = SnapshotPayload(session.state, session.steps, session.terminated)
+            response, after = await self._advance(before, request.action)
+            session.state, session.steps, session.terminated = (
+                after.state, after.steps, after.terminated)
             self.sessions.touch(session)
-            steps, terminated = session.steps, session.terminated
-        return environment_pb2.StepResponse(
+        return response
+
+    @_rpc
+    async def Start(self, request, context):
+        outcome = await self._start(request)
+        return environment_pb2.StartResponse(
             observation=outcome.observation,
-            reward=outcome.reward,
-            terminated=terminated,
-            truncated=not terminated and steps >= self.max_steps,
-            invalid_action=outcome.invalid_action,
+            task_id=outcome.task_id,
             info=to_struct(outcome.info),
-            steps=steps,
+            blob=self._blob(SnapshotPayload(outcome.state, 0, False)),
         )
+
+    @_rpc
+    async def Transition(self, request, context):
+        actions = list(request.actions)
+        self._check_batch(actions)
+        before = await self._episode_of(request.WhichOneof("state"), request)
+        self._check_not_over(before)
+        results = await asyncio.gather(*(self._advance(before, action) for action in actions))
+        return environment_pb2.TransitionResponse(results=[
+            environment_pb2.TransitionResult(step=response, blob=self._blob(after))
+            for response, after in results
+        ])
 
     @_rpc
     async def Snapshot(self, request, context):
@@ -189,7 +204,7 @@ class EnvironmentServicer(environment_pb2_grpc.EnvironmentServicer):
         if which == "inline_task":
             self._require("inline_tasks", "Reset with inline_task")
             return from_struct(request.inline_task)
-        raise InvalidRequest("Reset needs a task: set task_id (see ListTasks) or inline_task")
+        raise InvalidRequest("name a task: set task_id (see ListTasks) or inline_task")
 
     def _check_action(self, action: str) -> None:
         if not action.strip():
@@ -203,15 +218,76 @@ class EnvironmentServicer(environment_pb2_grpc.EnvironmentServicer):
                 f"{self.max_action_bytes}; send one shorter action"
             )
 
-    def _check_open(self, session: Session) -> None:
-        if session.closed:  # closed or expired while this call waited
-            self.sessions.get(session.id)
-        if session.terminated or session.steps >= self.max_steps:
-            how = "terminated" if session.terminated else f"hit max_steps={self.max_steps}"
-            raise FailedPrecondition(
-                f"the episode is over ({how} after {session.steps} steps); "
-                "Reset for a new episode or Restore an earlier snapshot"
+    def _check_batch(self, actions: list[str]) -> None:
+        if not actions:
+            raise InvalidRequest("Transition needs at least one action in `actions`")
+        if len(actions) > self.max_batch_actions:
+            raise InvalidRequest(
+                f"Transition carries {len(actions)} actions, more than "
+                f"limits.max_batch_actions={self.max_batch_actions}; split the batch"
             )
+        for action in actions:
+            self._check_action(action)
+
+    def _check_not_over(self, episode: SnapshotPayload) -> None:
+        if episode.terminated or episode.steps >= self.max_steps:
+            how = "terminated" if episode.terminated else f"hit max_steps={self.max_steps}"
+            raise FailedPrecondition(
+                f"the episode is over ({how} after {episode.steps} steps); start a new "
+                "episode (Reset / Start) or continue from an earlier state"
+            )
+
+    async def _advance(
+        self, before: SnapshotPayload, action: str
+    ) -> tuple[environment_pb2.StepResponse, SnapshotPayload]:
+        """One action on one episode state: what Step answers and the state after.
+
+        An invalid action keeps the domain state but still counts as a step.
+        """
+        self._check_not_over(before)
+        outcome = await self._call(self.domain.step, before.state, action)
+        state = before.state if outcome.invalid_action else outcome.state
+        after = SnapshotPayload(state, before.steps + 1, bool(outcome.terminated))
+        response = environment_pb2.StepResponse(
+            observation=outcome.observation,
+            reward=outcome.reward,
+            terminated=after.terminated,
+            truncated=not after.terminated and after.steps >= self.max_steps,
+            invalid_action=outcome.invalid_action,
+            info=to_struct(outcome.info),
+            steps=after.steps,
+        )
+        return response, after
+
+    async def _start(self, request) -> ResetOutcome:
+        """A new episode for a Reset- or Start-shaped request."""
+        task = self._task_of(request)
+        return await self._call(self.domain.reset, task, request.seed, dict(request.options))
+
+    def _blob(self, episode: SnapshotPayload) -> bytes:
+        """The signed state, or b"" when the domain cannot snapshot."""
+        if not self.description.capabilities.snapshot:
+            return b""
+        return self.codec.encode(episode)
+
+    async def _episode_of(self, which: str | None, request) -> SnapshotPayload:
+        """The state a Transition or Score request names by `which` of its oneof."""
+        if which == "blob":
+            self._require("snapshot", "a state given as a blob")
+            return self.codec.decode(request.blob)
+        if which == "replay":
+            return await self._replay(request.replay)
+        raise InvalidRequest("name the state: set blob (from Start or Transition) or replay")
+
+    async def _replay(self, replay) -> SnapshotPayload:
+        """Re-plays a replay's actions from its start; every action counts."""
+        for action in replay.actions:
+            self._check_action(action)
+        outcome = await self._start(replay.start)
+        episode = SnapshotPayload(outcome.state, 0, False)
+        for action in replay.actions:
+            _, episode = await self._advance(episode, action)
+        return episode
 
     def _require(self, capability: str, operation: str) -> None:
         if not getattr(self.description.capabilities, capability):
@@ -226,9 +302,9 @@ class EnvironmentServicer(environment_pb2_grpc.EnvironmentServicer):
             session = self.sessions.get(request.session_id)
             async with session.lock:
                 return session.state
-        if which == "blob":
-            return self.codec.decode(request.blob).state
-        raise InvalidRequest("Score needs a target: set session_id or blob")
+        if which in ("blob", "replay"):
+            return (await self._episode_of(which, request)).state
+        raise InvalidRequest("Score needs a target: set session_id, blob or replay")
 
     def _build_describe(self, settings: EnvSettings) -> environment_pb2.DescribeResponse:
         d = self.description
@@ -244,6 +320,7 @@ class EnvironmentServicer(environment_pb2_grpc.EnvironmentServicer):
                 max_action_bytes=self.max_action_bytes,
                 max_sessions=settings.max_sessions,
                 session_ttl_seconds=math.ceil(settings.session_ttl_seconds),
+                max_batch_actions=self.max_batch_actions,
             ),
             prompt_pack=d.prompt_pack,
             splits=list(d.splits),

@@ -46,6 +46,28 @@ def garbage_actions(count: int = 6, seed: int = 24) -> list[str]:
     return actions
 
 
+def damaged_blobs(blob: bytes) -> dict[str, bytes]:
+    """Ways a snapshot blob can arrive broken, by name."""
+
+    def flipped(position: int) -> bytes:
+        data = bytearray(blob)
+        data[position] ^= 0x5A
+        return bytes(data)
+
+    rng = random.Random(7)
+    return {
+        "first byte flipped": flipped(0),
+        "middle byte flipped": flipped(len(blob) // 2),
+        "last byte flipped": flipped(len(blob) - 1),
+        "truncated to half": blob[: len(blob) // 2],
+        "last byte cut": blob[:-1],
+        "byte appended": blob + b"\x00",
+        "empty": b"",
+        "garbage text": b"this is not a snapshot blob",
+        "random bytes": bytes(rng.getrandbits(8) for _ in range(max(64, len(blob)))),
+    }
+
+
 class Outcome(NamedTuple):
     """Everything a Step answers that must be reproducible (info aside)."""
 

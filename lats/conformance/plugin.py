@@ -1,8 +1,10 @@
 """pytest plugin of the conformance kit: options and fixtures.
 
-Options:  --env-addr HOST:PORT (required), --env-task-id ID, --env-timeout S.
-Fixtures: env_addr, channel, stub, describe, limits, task_id, sessions,
-          probe_actions, rpc_timeout.
+Options:  --env-addr HOST:PORT (required), --env-addr-2 HOST:PORT (a second
+          replica sharing the snapshot key; optional), --env-task-id ID,
+          --env-timeout S.
+Fixtures: env_addr, channel, stub, second_stub, describe, limits, task_id,
+          sessions, probe_actions, rpc_timeout.
 """
 
 from __future__ import annotations
@@ -21,6 +23,9 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     group = parser.getgroup("lats-conformance", "LATS environment conformance kit")
     group.addoption("--env-addr", default="", metavar="HOST:PORT",
                     help="address of the lats.v1.Environment server to check")
+    group.addoption("--env-addr-2", default="", metavar="HOST:PORT",
+                    help="a second replica of the same server, sharing its snapshot key: "
+                         "checks that both answer identically (skipped without it)")
     group.addoption("--env-task-id", default="", metavar="ID",
                     help="task to play (default: the first task of the default split); "
                          "pick one the grammar examples apply to for deeper checks")
@@ -41,20 +46,36 @@ def rpc_timeout(pytestconfig: pytest.Config) -> float:
     return pytestconfig.getoption("--env-timeout")
 
 
-@pytest.fixture(scope="session")
-def channel(env_addr: str, rpc_timeout: float):
+def _ready_channel(address: str, timeout: float) -> grpc.Channel:
     options = [
         ("grpc.max_send_message_length", 2 * PROTOCOL_MAX_MESSAGE_BYTES),
         ("grpc.max_receive_message_length", 2 * PROTOCOL_MAX_MESSAGE_BYTES),
     ]
-    channel = grpc.insecure_channel(env_addr, options=options)
+    channel = grpc.insecure_channel(address, options=options)
     try:
-        grpc.channel_ready_future(channel).result(timeout=rpc_timeout)
+        grpc.channel_ready_future(channel).result(timeout=timeout)
     except grpc.FutureTimeoutError:
         channel.close()
-        pytest.exit(f"no gRPC server answered at {env_addr} within {rpc_timeout:g}s",
+        pytest.exit(f"no gRPC server answered at {address} within {timeout:g}s",
                     pytest.ExitCode.USAGE_ERROR)
+    return channel
+
+
+@pytest.fixture(scope="session")
+def channel(env_addr: str, rpc_timeout: float):
+    channel = _ready_channel(env_addr, rpc_timeout)
     yield channel
+    channel.close()
+
+
+@pytest.fixture(scope="session")
+def second_stub(pytestconfig: pytest.Config, rpc_timeout: float):
+    """A stub for the second replica (--env-addr-2); skips the test without one."""
+    address = pytestconfig.getoption("--env-addr-2")
+    if not address:
+        pytest.skip("no second replica given (--env-addr-2 HOST:PORT)")
+    channel = _ready_channel(address, rpc_timeout)
+    yield environment_pb2_grpc.EnvironmentStub(channel)
     channel.close()
 
 

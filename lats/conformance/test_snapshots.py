@@ -3,13 +3,12 @@
 from __future__ import annotations
 
 import itertools
-import random
 
 import grpc
 import pytest
 from lats_pb import environment_pb2
 
-from lats.conformance.helpers import expect_status
+from lats.conformance.helpers import damaged_blobs, expect_status
 
 pytestmark = pytest.mark.usefixtures("needs_snapshot")
 
@@ -68,29 +67,9 @@ def test_an_ended_episode_stays_ended_after_restore(sessions, task_id, limits):
     expect_status(grpc.StatusCode.FAILED_PRECONDITION, sessions.step, restored, "~more~")
 
 
-def _damaged_blobs(blob: bytes) -> dict[str, bytes]:
-    def flipped(position: int) -> bytes:
-        data = bytearray(blob)
-        data[position] ^= 0x5A
-        return bytes(data)
-
-    rng = random.Random(7)
-    return {
-        "first byte flipped": flipped(0),
-        "middle byte flipped": flipped(len(blob) // 2),
-        "last byte flipped": flipped(len(blob) - 1),
-        "truncated to half": blob[: len(blob) // 2],
-        "last byte cut": blob[:-1],
-        "byte appended": blob + b"\x00",
-        "empty": b"",
-        "garbage text": b"this is not a snapshot blob",
-        "random bytes": bytes(rng.getrandbits(8) for _ in range(max(64, len(blob)))),
-    }
-
-
 def test_damaged_blobs_are_invalid_argument(sessions, task_id, probe_actions, stub, rpc_timeout):
     _, blob = _blob_after_first_step(sessions, task_id, probe_actions)
-    for name, damaged in _damaged_blobs(blob).items():
+    for name, damaged in damaged_blobs(blob).items():
         error = expect_status(grpc.StatusCode.INVALID_ARGUMENT, stub.Restore,
                               environment_pb2.RestoreRequest(blob=damaged), timeout=rpc_timeout)
         assert error.details(), name

@@ -101,3 +101,14 @@ class BlockingCounterDomain(CounterDomain):
     def step(self, state, action):  # type: ignore[override]
         time.sleep(self.delay)
         return StepOutcome({"count": state["count"] + 1, "observation": "slow"}, "slow")
+
+
+class NoSnapshotCounterDomain(CounterDomain):
+    """A counter that cannot snapshot: its states are named by replay."""
+
+    name = "counter-nosnap"
+
+    def describe(self) -> DomainDescription:
+        description = super().describe()
+        capabilities = environment_pb2.Capabilities(snapshot=False, inline_tasks=False, score=True)
+        return DomainDescription(**{**description.__dict__, "capabilities": capabilities})

@@ -4,15 +4,13 @@ from __future__ import annotations
 
 import asyncio
 import subprocess
-import sys
-import xml.etree.ElementTree as ElementTree
 
 import pytest
 from lats_pb import environment_pb2
 
 from env_servers.core import EnvironmentServicer, InvalidRequest, NotFound
 from env_servers.core.snapshots import SnapshotCodec
-from lats.processes import start_service
+from tests import kit
 from tests.env.helpers import serving
 
 # The grammar examples of game24 solve puzzle 4 4 6 8, so the kit plays real moves.
@@ -20,43 +18,23 @@ KIT_TASK = "game24/1076"
 
 
 def kit_command(address: str, report, *pytest_args: str) -> list[str]:
-    return [sys.executable, "-m", "lats", "conformance", address, "--task-id", KIT_TASK,
-            f"--junitxml={report}", "-q", *pytest_args]
-
-
-def kit_results(report) -> dict[str, str]:
-    """test name -> passed / failed / skipped, from the kit's junit report."""
-    results = {}
-    for case in ElementTree.parse(report).getroot().iter("testcase"):
-        outcome = "passed"
-        for child in case:
-            if child.tag in ("failure", "error"):
-                outcome = "failed"
-            elif child.tag == "skipped":
-                outcome = "skipped"
-        results[case.get("name")] = outcome
-    return results
+    return kit.kit_command(address, report, *pytest_args, task_id=KIT_TASK)
 
 
 @pytest.fixture(scope="module")
-def game24_process():
-    service = start_service(
-        "env", ["env", "game24", "--session-ttl", "2", "--max-sessions", "64"], timeout=30
-    )
-    yield service
-    service.stop()
+def game24_processes():
+    args = ["env", "game24", "--session-ttl", "2", "--max-sessions", "64"]
+    with kit.two_replicas("env", args, timeout=30) as replicas:
+        yield replicas
 
 
 @pytest.mark.timeout(120)
-def test_game24_server_passes_the_whole_kit(game24_process, tmp_path):
-    report = tmp_path / "kit.xml"
-    run = subprocess.run(kit_command(game24_process.address, report),
-                         capture_output=True, text=True, timeout=110)
-    assert run.returncode == 0, run.stdout[-6000:] + run.stderr[-2000:]
-    results = kit_results(report)
-    assert len(results) >= 45, "the kit ran fewer checks than it has"
-    skipped = sorted(name for name, outcome in results.items() if outcome == "skipped")
-    assert skipped == ["test_inline_task_without_capability_is_failed_precondition"]
+def test_game24_server_passes_the_whole_kit(game24_processes, tmp_path):
+    results = kit.run_kit(game24_processes, tmp_path / "kit.xml", KIT_TASK,
+                          process_timeout=110)
+    assert kit.skipped(results) == sorted(
+        ["test_inline_task_without_capability_is_failed_precondition",
+         kit.WITHOUT_SNAPSHOTS_ONLY])
     for must_run in ("test_idle_sessions_expire", "test_capacity_is_resource_exhausted",
                      "test_parallel_sessions_stay_independent", "test_forks_are_independent"):
         assert results[must_run] == "passed", must_run
@@ -107,14 +85,25 @@ class SharesForks(EnvironmentServicer):
         return reply
 
 
+class ReversesBatches(EnvironmentServicer):
+    """Broken on purpose: a Transition's results come back in reverse order."""
+
+    async def Transition(self, request, context):
+        reply = await super().Transition(request, context)
+        reversed_results = list(reply.results)[::-1]
+        return environment_pb2.TransitionResponse(results=reversed_results)
+
+
 @pytest.mark.timeout(60)
 @pytest.mark.parametrize(
     ("broken", "selection", "expected_failures"),
     [
         (AcceptsTamperedBlobs, "damaged", {"test_damaged_blobs_are_invalid_argument",
-                                           "test_score_of_a_damaged_blob_is_invalid_argument"}),
+                                           "test_score_of_a_damaged_blob_is_invalid_argument",
+                                           "test_damaged_and_foreign_blobs_are_invalid_argument"}),
         (SharesForks, "forks or reproduces", {"test_forks_are_independent",
                                               "test_restore_reproduces_later_steps_exactly"}),
+        (ReversesBatches, "batch", {"test_batch_results_keep_request_order"}),
     ],
 )
 async def test_the_kit_catches_a_broken_server(game24, tmp_path, broken, selection,
@@ -126,5 +115,5 @@ async def test_the_kit_catches_a_broken_server(game24, tmp_path, broken, selecti
             stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
         output, _ = await asyncio.wait_for(process.communicate(), 50)
     assert process.returncode == 1, output.decode()[-4000:]
-    failed = {name for name, outcome in kit_results(report).items() if outcome == "failed"}
+    failed = {name for name, outcome in kit.kit_results(report).items() if outcome == "failed"}
     assert failed == expected_failures, output.decode()[-4000:]

@@ -2,36 +2,25 @@
 
 from __future__ import annotations
 
-import subprocess
-
 import pytest
 
-from lats.processes import start_service
-from tests.env.test_conformance_game24 import kit_command, kit_results
+from tests import kit
 
 KIT_TASK = "fixed_0"
 
 
 @pytest.fixture(scope="module")
-def webshop_process(store):
-    # `store` builds the catalog into the shared cache first, so the server opens it at once.
-    service = start_service(
-        "env", ["env", "webshop", "--session-ttl", "2", "--max-sessions", "64"], timeout=60)
-    yield service
-    service.stop()
+def webshop_replicas(store):
+    # `store` builds the catalog into the shared cache first, so the servers open it at once.
+    args = ["env", "webshop", "--session-ttl", "2", "--max-sessions", "64"]
+    with kit.two_replicas("env", args, timeout=60) as replicas:
+        yield replicas
 
 
 @pytest.mark.timeout(180)
-def test_webshop_server_passes_the_whole_kit(webshop_process, tmp_path):
-    report = tmp_path / "kit.xml"
-    command = kit_command(webshop_process.address, report)
-    command[command.index("--task-id") + 1] = KIT_TASK
-    run = subprocess.run(command, capture_output=True, text=True, timeout=170)
-    assert run.returncode == 0, run.stdout[-6000:] + run.stderr[-2000:]
-    results = kit_results(report)
-    assert len(results) >= 45, "the kit ran fewer checks than it has"
-    skipped = sorted(name for name, outcome in results.items() if outcome == "skipped")
-    assert skipped == [], skipped
+def test_webshop_server_passes_the_whole_kit(webshop_replicas, tmp_path):
+    results = kit.run_kit(webshop_replicas, tmp_path / "kit.xml", KIT_TASK)
+    assert kit.skipped(results) == [kit.WITHOUT_SNAPSHOTS_ONLY]
     for must_run in ("test_restore_reproduces_later_steps_exactly", "test_forks_are_independent",
                      "test_invalid_action_leaves_the_state_unchanged",
                      "test_grammar_examples_step_without_error"):

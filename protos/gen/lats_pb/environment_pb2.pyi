@@ -66,16 +66,18 @@ class RewardRange(_message.Message):
     def __init__(self, min: _Optional[float] = ..., max: _Optional[float] = ..., success_threshold: _Optional[float] = ...) -> None: ...
 
 class Limits(_message.Message):
-    __slots__ = ("max_steps", "max_action_bytes", "max_sessions", "session_ttl_seconds")
+    __slots__ = ("max_steps", "max_action_bytes", "max_sessions", "session_ttl_seconds", "max_batch_actions")
     MAX_STEPS_FIELD_NUMBER: _ClassVar[int]
     MAX_ACTION_BYTES_FIELD_NUMBER: _ClassVar[int]
     MAX_SESSIONS_FIELD_NUMBER: _ClassVar[int]
     SESSION_TTL_SECONDS_FIELD_NUMBER: _ClassVar[int]
+    MAX_BATCH_ACTIONS_FIELD_NUMBER: _ClassVar[int]
     max_steps: int
     max_action_bytes: int
     max_sessions: int
     session_ttl_seconds: int
-    def __init__(self, max_steps: _Optional[int] = ..., max_action_bytes: _Optional[int] = ..., max_sessions: _Optional[int] = ..., session_ttl_seconds: _Optional[int] = ...) -> None: ...
+    max_batch_actions: int
+    def __init__(self, max_steps: _Optional[int] = ..., max_action_bytes: _Optional[int] = ..., max_sessions: _Optional[int] = ..., session_ttl_seconds: _Optional[int] = ..., max_batch_actions: _Optional[int] = ...) -> None: ...
 
 class PromptPack(_message.Message):
     __slots__ = ("instructions", "examples", "act_template", "value_template", "reflect_template", "step_template", "reflection_template", "reflections_header", "value_examples", "act_stop", "value_stop", "value_pattern", "value_min", "value_max", "act_max_tokens", "value_max_tokens", "reflect_max_tokens", "action_prefix_pattern", "setup_template", "setup_option_key", "setup_max_tokens", "variables", "search_hints", "setup_stop", "reflect_stop")
@@ -272,12 +274,14 @@ class CloseResponse(_message.Message):
     def __init__(self) -> None: ...
 
 class ScoreRequest(_message.Message):
-    __slots__ = ("session_id", "blob")
+    __slots__ = ("session_id", "blob", "replay")
     SESSION_ID_FIELD_NUMBER: _ClassVar[int]
     BLOB_FIELD_NUMBER: _ClassVar[int]
+    REPLAY_FIELD_NUMBER: _ClassVar[int]
     session_id: str
     blob: bytes
-    def __init__(self, session_id: _Optional[str] = ..., blob: _Optional[bytes] = ...) -> None: ...
+    replay: Replay
+    def __init__(self, session_id: _Optional[str] = ..., blob: _Optional[bytes] = ..., replay: _Optional[_Union[Replay, _Mapping]] = ...) -> None: ...
 
 class ScoreResponse(_message.Message):
     __slots__ = ("score", "success", "metrics", "details")
@@ -297,3 +301,66 @@ class ScoreResponse(_message.Message):
     metrics: _containers.ScalarMap[str, float]
     details: str
     def __init__(self, score: _Optional[float] = ..., success: _Optional[bool] = ..., metrics: _Optional[_Mapping[str, float]] = ..., details: _Optional[str] = ...) -> None: ...
+
+class StartRequest(_message.Message):
+    __slots__ = ("task_id", "inline_task", "seed", "options")
+    class OptionsEntry(_message.Message):
+        __slots__ = ("key", "value")
+        KEY_FIELD_NUMBER: _ClassVar[int]
+        VALUE_FIELD_NUMBER: _ClassVar[int]
+        key: str
+        value: str
+        def __init__(self, key: _Optional[str] = ..., value: _Optional[str] = ...) -> None: ...
+    TASK_ID_FIELD_NUMBER: _ClassVar[int]
+    INLINE_TASK_FIELD_NUMBER: _ClassVar[int]
+    SEED_FIELD_NUMBER: _ClassVar[int]
+    OPTIONS_FIELD_NUMBER: _ClassVar[int]
+    task_id: str
+    inline_task: _struct_pb2.Struct
+    seed: int
+    options: _containers.ScalarMap[str, str]
+    def __init__(self, task_id: _Optional[str] = ..., inline_task: _Optional[_Union[_struct_pb2.Struct, _Mapping]] = ..., seed: _Optional[int] = ..., options: _Optional[_Mapping[str, str]] = ...) -> None: ...
+
+class StartResponse(_message.Message):
+    __slots__ = ("observation", "task_id", "info", "blob")
+    OBSERVATION_FIELD_NUMBER: _ClassVar[int]
+    TASK_ID_FIELD_NUMBER: _ClassVar[int]
+    INFO_FIELD_NUMBER: _ClassVar[int]
+    BLOB_FIELD_NUMBER: _ClassVar[int]
+    observation: str
+    task_id: str
+    info: _struct_pb2.Struct
+    blob: bytes
+    def __init__(self, observation: _Optional[str] = ..., task_id: _Optional[str] = ..., info: _Optional[_Union[_struct_pb2.Struct, _Mapping]] = ..., blob: _Optional[bytes] = ...) -> None: ...
+
+class Replay(_message.Message):
+    __slots__ = ("start", "actions")
+    START_FIELD_NUMBER: _ClassVar[int]
+    ACTIONS_FIELD_NUMBER: _ClassVar[int]
+    start: StartRequest
+    actions: _containers.RepeatedScalarFieldContainer[str]
+    def __init__(self, start: _Optional[_Union[StartRequest, _Mapping]] = ..., actions: _Optional[_Iterable[str]] = ...) -> None: ...
+
+class TransitionRequest(_message.Message):
+    __slots__ = ("blob", "replay", "actions")
+    BLOB_FIELD_NUMBER: _ClassVar[int]
+    REPLAY_FIELD_NUMBER: _ClassVar[int]
+    ACTIONS_FIELD_NUMBER: _ClassVar[int]
+    blob: bytes
+    replay: Replay
+    actions: _containers.RepeatedScalarFieldContainer[str]
+    def __init__(self, blob: _Optional[bytes] = ..., replay: _Optional[_Union[Replay, _Mapping]] = ..., actions: _Optional[_Iterable[str]] = ...) -> None: ...
+
+class TransitionResult(_message.Message):
+    __slots__ = ("step", "blob")
+    STEP_FIELD_NUMBER: _ClassVar[int]
+    BLOB_FIELD_NUMBER: _ClassVar[int]
+    step: StepResponse
+    blob: bytes
+    def __init__(self, step: _Optional[_Union[StepResponse, _Mapping]] = ..., blob: _Optional[bytes] = ...) -> None: ...
+
+class TransitionResponse(_message.Message):
+    __slots__ = ("results",)
+    RESULTS_FIELD_NUMBER: _ClassVar[int]
+    results: _containers.RepeatedCompositeFieldContainer[TransitionResult]
+    def __init__(self, results: _Optional[_Iterable[_Union[TransitionResult, _Mapping]]] = ...) -> None: ...

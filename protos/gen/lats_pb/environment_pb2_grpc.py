@@ -74,6 +74,16 @@ class EnvironmentStub:
                 request_serializer=lats__pb_dot_environment__pb2.ScoreRequest.SerializeToString,
                 response_deserializer=lats__pb_dot_environment__pb2.ScoreResponse.FromString,
                 _registered_method=True)
+        self.Start = channel.unary_unary(
+                '/lats.v1.Environment/Start',
+                request_serializer=lats__pb_dot_environment__pb2.StartRequest.SerializeToString,
+                response_deserializer=lats__pb_dot_environment__pb2.StartResponse.FromString,
+                _registered_method=True)
+        self.Transition = channel.unary_unary(
+                '/lats.v1.Environment/Transition',
+                request_serializer=lats__pb_dot_environment__pb2.TransitionRequest.SerializeToString,
+                response_deserializer=lats__pb_dot_environment__pb2.TransitionResponse.FromString,
+                _registered_method=True)
 
 
 class EnvironmentServicer:
@@ -138,6 +148,22 @@ class EnvironmentServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def Start(self, request, context):
+        """Stateless: a task's first observation and its state; no session is created.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def Transition(self, request, context):
+        """Stateless: applies each action, independently, to the SAME state (the
+        branches of one expansion) and returns the results in the order of the
+        actions, each with its new state. The server may run them concurrently.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
 
 def add_EnvironmentServicer_to_server(servicer, server):
     rpc_method_handlers = {
@@ -180,6 +206,16 @@ def add_EnvironmentServicer_to_server(servicer, server):
                     servicer.Score,
                     request_deserializer=lats__pb_dot_environment__pb2.ScoreRequest.FromString,
                     response_serializer=lats__pb_dot_environment__pb2.ScoreResponse.SerializeToString,
+            ),
+            'Start': grpc.unary_unary_rpc_method_handler(
+                    servicer.Start,
+                    request_deserializer=lats__pb_dot_environment__pb2.StartRequest.FromString,
+                    response_serializer=lats__pb_dot_environment__pb2.StartResponse.SerializeToString,
+            ),
+            'Transition': grpc.unary_unary_rpc_method_handler(
+                    servicer.Transition,
+                    request_deserializer=lats__pb_dot_environment__pb2.TransitionRequest.FromString,
+                    response_serializer=lats__pb_dot_environment__pb2.TransitionResponse.SerializeToString,
             ),
     }
     generic_handler = grpc.method_handlers_generic_handler(
@@ -398,6 +434,60 @@ class Environment:
             '/lats.v1.Environment/Score',
             lats__pb_dot_environment__pb2.ScoreRequest.SerializeToString,
             lats__pb_dot_environment__pb2.ScoreResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def Start(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/lats.v1.Environment/Start',
+            lats__pb_dot_environment__pb2.StartRequest.SerializeToString,
+            lats__pb_dot_environment__pb2.StartResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def Transition(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/lats.v1.Environment/Transition',
+            lats__pb_dot_environment__pb2.TransitionRequest.SerializeToString,
+            lats__pb_dot_environment__pb2.TransitionResponse.FromString,
             options,
             channel_credentials,
             insecure,

@@ -17,11 +17,13 @@ class RunStatus(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
     RUN_STATUS_SOLVED: _ClassVar[RunStatus]
     RUN_STATUS_FAILED: _ClassVar[RunStatus]
     RUN_STATUS_ERROR: _ClassVar[RunStatus]
+    RUN_STATUS_INTERRUPTED: _ClassVar[RunStatus]
 RUN_STATUS_UNSPECIFIED: RunStatus
 RUN_STATUS_RUNNING: RunStatus
 RUN_STATUS_SOLVED: RunStatus
 RUN_STATUS_FAILED: RunStatus
 RUN_STATUS_ERROR: RunStatus
+RUN_STATUS_INTERRUPTED: RunStatus
 
 class SearchConfig(_message.Message):
     __slots__ = ("method", "n_samples", "iterations", "max_depth", "exploration_weight", "value_weight", "reflection", "simulate", "temperature", "seed", "model", "max_reflections", "budget", "value_samples", "lm_value", "fallback_env_address")
@@ -228,7 +230,7 @@ class GetRunRequest(_message.Message):
     def __init__(self, run_id: _Optional[str] = ...) -> None: ...
 
 class Run(_message.Message):
-    __slots__ = ("run_id", "status", "result", "nodes", "reflections", "task_id", "created_at")
+    __slots__ = ("run_id", "status", "result", "nodes", "reflections", "task_id", "created_at", "owner", "heartbeat_at")
     RUN_ID_FIELD_NUMBER: _ClassVar[int]
     STATUS_FIELD_NUMBER: _ClassVar[int]
     RESULT_FIELD_NUMBER: _ClassVar[int]
@@ -236,6 +238,8 @@ class Run(_message.Message):
     REFLECTIONS_FIELD_NUMBER: _ClassVar[int]
     TASK_ID_FIELD_NUMBER: _ClassVar[int]
     CREATED_AT_FIELD_NUMBER: _ClassVar[int]
+    OWNER_FIELD_NUMBER: _ClassVar[int]
+    HEARTBEAT_AT_FIELD_NUMBER: _ClassVar[int]
     run_id: str
     status: RunStatus
     result: RunResult
@@ -243,4 +247,6 @@ class Run(_message.Message):
     reflections: _containers.RepeatedScalarFieldContainer[str]
     task_id: str
     created_at: str
-    def __init__(self, run_id: _Optional[str] = ..., status: _Optional[_Union[RunStatus, str]] = ..., result: _Optional[_Union[RunResult, _Mapping]] = ..., nodes: _Optional[_Iterable[_Union[Node, _Mapping]]] = ..., reflections: _Optional[_Iterable[str]] = ..., task_id: _Optional[str] = ..., created_at: _Optional[str] = ...) -> None: ...
+    owner: str
+    heartbeat_at: str
+    def __init__(self, run_id: _Optional[str] = ..., status: _Optional[_Union[RunStatus, str]] = ..., result: _Optional[_Union[RunResult, _Mapping]] = ..., nodes: _Optional[_Iterable[_Union[Node, _Mapping]]] = ..., reflections: _Optional[_Iterable[str]] = ..., task_id: _Optional[str] = ..., created_at: _Optional[str] = ..., owner: _Optional[str] = ..., heartbeat_at: _Optional[str] = ...) -> None: ...

@@ -1,0 +1,74 @@
+"""Running the conformance kit, as a user would, against real server processes."""
+
+from __future__ import annotations
+
+import contextlib
+import subprocess
+import sys
+import xml.etree.ElementTree as ElementTree
+
+from lats.processes import start_service
+
+REPLICA_KEY = "conformance-shared-key"
+# Checks that only servers without snapshots run.
+WITHOUT_SNAPSHOTS_ONLY = "test_replay_without_snapshots_matches_sessions"
+
+
+@contextlib.contextmanager
+def two_replicas(name: str, args: list[str], **kwargs):
+    """Two processes of `lats serve <args>` sharing one snapshot key; stopped on exit."""
+    args = [*args, "--snapshot-key", REPLICA_KEY]
+    first = start_service(name, args, **kwargs)
+    try:
+        second = start_service(f"{name}-2", args, **kwargs)
+    except Exception:
+        first.stop()
+        raise
+    try:
+        yield first, second
+    finally:
+        codes = [second.stop(), first.stop()]
+    assert codes == [0, 0], f"a replica did not stop cleanly: exit codes {codes}"
+
+
+def kit_command(address: str, report, *pytest_args: str, task_id: str = "",
+                replica: str = "", timeout: float = 10.0) -> list[str]:
+    return [sys.executable, "-m", "lats", "conformance", address,
+            *(["--task-id", task_id] if task_id else []),
+            *(["--replica", replica] if replica else []), "--timeout", str(timeout),
+            f"--junitxml={report}", "-q", *pytest_args]
+
+
+def kit_results(report) -> dict[str, str]:
+    """test name -> passed / failed / skipped, from the kit's junit report."""
+    results = {}
+    for case in ElementTree.parse(report).getroot().iter("testcase"):
+        outcome = "passed"
+        for child in case:
+            if child.tag in ("failure", "error"):
+                outcome = "failed"
+            elif child.tag == "skipped":
+                outcome = "skipped"
+        results[case.get("name")] = outcome
+    return results
+
+
+def run_kit(replicas, report, task_id: str, timeout: float = 10.0,
+            process_timeout: float = 170.0) -> dict[str, str]:
+    """Runs the whole kit against two replicas; asserts it passed; returns the results."""
+    first, second = replicas
+    run = subprocess.run(kit_command(first.address, report, task_id=task_id,
+                                     replica=second.address, timeout=timeout),
+                         capture_output=True, text=True, timeout=process_timeout)
+    assert run.returncode == 0, run.stdout[-6000:] + run.stderr[-2000:]
+    results = kit_results(report)
+    assert len(results) >= 53, "the kit ran fewer checks than it has"
+    for must_run in ("test_transition_equals_restore_step_snapshot",
+                     "test_a_second_replica_answers_identically",
+                     "test_batch_results_keep_request_order"):
+        assert results[must_run] == "passed", must_run
+    return results
+
+
+def skipped(results: dict[str, str]) -> list[str]:
+    return sorted(name for name, outcome in results.items() if outcome == "skipped")
