@@ -96,7 +96,13 @@ class ServiceClient:
                     timeout: float | None = None, metadata=None):
         method = getattr(self.stub, name)
         policy = self.policy if policy is None else policy
-        attempts = 0
+        timeout = timeout or self.timeout
+        try:   # the first attempt without the retry machinery: most calls need no more
+            return await method(request, timeout=timeout, metadata=metadata)
+        except grpc.aio.AioRpcError as error:
+            if not policy.should_retry(error):
+                raise self._failed(name, error, 1) from error
+        attempts = 1
         try:
             async for attempt in AsyncRetrying(
                 stop=policy.stop(),
@@ -107,12 +113,13 @@ class ServiceClient:
             ):
                 with attempt:
                     attempts += 1
-                    return await method(request, timeout=timeout or self.timeout,
-                                        metadata=metadata)
+                    return await method(request, timeout=timeout, metadata=metadata)
         except grpc.aio.AioRpcError as error:
-            raise ServiceCallError(self.service, self.address, name, error.code(),
-                                   error.details() or "", attempts,
-                                   error.trailing_metadata()) from error
+            raise self._failed(name, error, attempts) from error
+
+    def _failed(self, name: str, error: grpc.aio.AioRpcError, attempts: int) -> ServiceCallError:
+        return ServiceCallError(self.service, self.address, name, error.code(),
+                                error.details() or "", attempts, error.trailing_metadata())
 
     async def aclose(self) -> None:
         await self.channel.close()

@@ -59,8 +59,9 @@ class _DeadlineInterceptor(grpc.aio.ServerInterceptor):
 
         async def bounded(request, context):
             try:
-                return await asyncio.wait_for(inner(request, context), seconds)
-            except asyncio.TimeoutError:
+                async with asyncio.timeout(seconds):   # no extra task per call
+                    return await inner(request, context)
+            except TimeoutError:
                 await context.abort(
                     grpc.StatusCode.DEADLINE_EXCEEDED,
                     f"the server gave up after {seconds:g}s; retry, or raise the "

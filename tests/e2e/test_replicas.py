@@ -191,3 +191,26 @@ def wait_for_a_running_run_of(planner, database, timeout: float = 30.0) -> None:
                 return
             time.sleep(0.05)
     raise AssertionError(f"{planner.name} never ran a search")
+
+
+def test_a_planner_shut_down_mid_search_stores_its_run_interrupted(replicas, tmp_path):
+    db = str(tmp_path / "runs.sqlite3")      # the embedded default store
+    env = replicas.start("env", ["env", "game24"])
+    gateway = replicas.start("gateway", ["gateway", "--backend", "scripted", "--script",
+                                         str(write_script(tmp_path / "script.json")),
+                                         "--latency", LATENCY])
+    planner = replicas.start("planner", ["planner", "--gateway", gateway.address, "--db", db])
+    long_search = pb.SolveRequest(env_address=env.address, task_id="game24/901",
+                                  config=pb.SearchConfig(n_samples=3, iterations=200, seed=1))
+    with grpc.insecure_channel(planner.address) as channel:
+        stream = pb_grpc.PlannerStub(channel).Solve(long_search, timeout=120)
+        run_id = next(stream).run_id
+        planner.process.terminate()                  # SIGTERM: a graceful shutdown
+        with pytest.raises(grpc.RpcError):
+            for _ in stream:
+                pass
+    assert planner.process.wait(30) == 0
+    successor = replicas.start("planner-2", ["planner", "--gateway", gateway.address, "--db", db])
+    run = get_run(successor, run_id)
+    assert run.status == pb.RUN_STATUS_INTERRUPTED           # at once, not after a lease
+    assert "shut down during the search" in run.result.error and len(run.nodes) >= 1
