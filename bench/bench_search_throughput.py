@@ -28,6 +28,7 @@ import tempfile
 import time
 from pathlib import Path
 
+import grpc
 from google.protobuf import struct_pb2
 
 from lats.processes import start_service
@@ -118,12 +119,20 @@ async def run_searches(planner: str, env: str, searches: int, iterations: int,
                                       config=pb.SearchConfig(n_samples=5, iterations=iterations,
                                                              max_depth=4, seed=seed))
             async with slots:
-                async for event in stub.Solve(request, timeout=600):
-                    if event.HasField("finished"):
-                        if event.finished.status == pb.RUN_STATUS_ERROR:
-                            raise RuntimeError(event.finished.error)
-                        nodes += event.finished.nodes
-                        expansions += event.finished.nodes_expanded
+                while True:
+                    try:
+                        async for event in stub.Solve(request, timeout=600):
+                            if event.HasField("finished"):
+                                if event.finished.status == pb.RUN_STATUS_ERROR:
+                                    raise RuntimeError(event.finished.error)
+                                nodes += event.finished.nodes
+                                expansions += event.finished.nodes_expanded
+                        return
+                    except grpc.aio.AioRpcError as error:
+                        # a full planner refuses; the next call goes to another replica
+                        if error.code() != grpc.StatusCode.RESOURCE_EXHAUSTED:
+                            raise
+                        await asyncio.sleep(0.01)
 
         started = time.perf_counter()
         await asyncio.gather(*(one(seed) for seed in range(searches)))
@@ -212,7 +221,7 @@ def main() -> None:
     parser.add_argument("--steps", type=int, default=400)
     parser.add_argument("--latency", type=float, default=0.05)
     parser.add_argument("--max-runs", type=int, default=4)
-    parser.add_argument("--scale-searches", type=int, default=8)
+    parser.add_argument("--scale-searches", type=int, default=16)
     parser.add_argument("--scale-iterations", type=int, default=6)
     parser.add_argument("--planners", type=int, nargs="+", default=[1, 2, 4])
     parser.add_argument("--envs", type=int, nargs="+", default=[1, 2])
