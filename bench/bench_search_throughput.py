@@ -1,19 +1,28 @@
-"""Throughput of the search machinery with the model taken out of the picture.
+"""Throughput of the search machinery, and how it scales with replicas.
 
-Starts the Game-of-24 environment, the LLM gateway with a zero-latency scripted
-model, and the planner as separate processes on loopback ports, then prints:
-  * node expansions per second of full LATS searches through real gRPC
-    (planner -> gateway and planner -> environment), and
-  * the environment round trips (Step, Snapshot, Restore) p50 / p99 in ms.
+Every service is a separate process on loopback ports, talking real gRPC.
+Prints, in one run:
+  1. nodes/s of LATS searches with a zero-latency scripted model, with the
+     environment played the old way (sessions: Restore, Step, Snapshot, Close
+     per child) and the new way (one stateless Transition per expansion);
+  2. environment round trips per child for both ways (p50 / p99 ms);
+  3. searches/s with a scripted model of fixed latency, for 1, 2 and 4
+     planner replicas and 1 and 2 environment replicas, the planners sharing
+     one PostgreSQL run store. Each planner runs at most --max-runs searches
+     at once and the bench keeps every planner full, so the figure is the
+     capacity the replicas add.
 This is a script that prints figures, not a test. Usage:
-    python bench/bench_search_throughput.py [--searches 5] [--iterations 40] [--steps 2000]
+    python bench/bench_search_throughput.py [--searches 16] [--iterations 20]
+        [--latency 0.05] [--planners 1 2 4] [--envs 1 2] [--parts 1 2 3]
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import json
+import os
 import statistics
 import tempfile
 import time
@@ -22,11 +31,13 @@ from pathlib import Path
 import grpc
 from google.protobuf import struct_pb2
 
-from lats.processes import running_services
+from lats.processes import start_service
+from lats.throwaway_postgres import throwaway_postgres
 from lats_pb import environment_pb2 as env_pb
 from lats_pb import environment_pb2_grpc as env_grpc
 from lats_pb import planner_pb2 as pb
 from lats_pb import planner_pb2_grpc as pb_grpc
+from lats_runtime.channels import open_channel
 
 # Every act call returns the same five first steps for 4 4 6 8: valid at the
 # root, invalid deeper down, so the tree keeps growing without ever solving.
@@ -39,6 +50,7 @@ SCRIPT = {
         {"name": "reflect", "purpose": "reflect", "responses": ["Try another first step."]},
     ]
 }
+NUMBERS = [4, 4, 6, 8]
 
 
 def percentile(values: list[float], q: float) -> float:
@@ -46,74 +58,182 @@ def percentile(values: list[float], q: float) -> float:
     return ordered[min(len(ordered) - 1, int(q * len(ordered)))]
 
 
-async def bench_searches(planner: str, env: str, searches: int, iterations: int) -> None:
+def inline_task() -> struct_pb2.Struct:
     task = struct_pb2.Struct()
-    task.update({"numbers": [4, 4, 6, 8]})
-    expansions = nodes = 0
-    started = time.perf_counter()
-    async with grpc.aio.insecure_channel(planner) as channel:
+    task.update({"numbers": NUMBERS})
+    return task
+
+
+class Cluster:
+    """Replicas of the three services; stops them all on exit."""
+
+    def __init__(self, script: Path, db: str, latency: float, max_runs: int):
+        self.script, self.db, self.latency, self.max_runs = script, db, latency, max_runs
+        self.services = []
+
+    def start(self, name: str, args: list[str]):
+        service = start_service(name, args, timeout=120)
+        self.services.append(service)
+        return service
+
+    def envs(self, count: int) -> str:
+        return ",".join(self.start(f"env{i}", ["env", "game24", "--snapshot-key", "bench"]).address
+                        for i in range(count))
+
+    def gateways(self, count: int) -> str:
+        return ",".join(self.start(f"gateway{i}", [
+            "gateway", "--backend", "scripted", "--script", str(self.script),
+            "--latency", str(self.latency), "--max-concurrency", "256"]).address
+            for i in range(count))
+
+    def planners(self, count: int, gateway: str, protocol: str) -> str:
+        return ",".join(self.start(f"planner{i}", [
+            "planner", "--gateway", gateway, "--db", self.db, "--env-protocol", protocol,
+            "--max-runs", str(self.max_runs)]).address for i in range(count))
+
+    def stop(self) -> None:
+        for service in reversed(self.services):
+            service.stop()
+
+
+@contextlib.contextmanager
+def cluster(*args):
+    running = Cluster(*args)
+    try:
+        yield running
+    finally:
+        running.stop()
+
+
+async def run_searches(planner: str, env: str, searches: int, iterations: int,
+                       concurrency: int) -> tuple[int, int, float]:
+    """Runs `searches` LATS searches, `concurrency` at a time; (nodes, expansions, wall)."""
+    nodes = expansions = 0
+    slots = asyncio.Semaphore(concurrency)
+    async with open_channel(planner) as channel:
         stub = pb_grpc.PlannerStub(channel)
-        for seed in range(searches):
-            request = pb.SolveRequest(env_address=env, inline_task=task, config=pb.SearchConfig(
-                n_samples=5, iterations=iterations, max_depth=4, seed=seed, reflection=True))
-            async for event in stub.Solve(request):
-                if event.HasField("finished"):
-                    result = event.finished
-                    expansions += result.nodes_expanded
-                    nodes += result.nodes
-    wall = time.perf_counter() - started
-    print(f"searches: {searches} x (n=5, k={iterations}, d=4), zero-latency scripted model")
-    print(f"  node expansions/s: {expansions / wall:8.1f}   ({expansions} expansions, "
-          f"{nodes} nodes, {wall:.2f} s)")
-    print(f"  nodes created/s:   {nodes / wall:8.1f}")
+
+        async def one(seed: int) -> None:
+            nonlocal nodes, expansions
+            request = pb.SolveRequest(env_address=env, inline_task=inline_task(),
+                                      config=pb.SearchConfig(n_samples=5, iterations=iterations,
+                                                             max_depth=4, seed=seed))
+            async with slots:
+                while True:
+                    try:
+                        async for event in stub.Solve(request, timeout=600):
+                            if event.HasField("finished"):
+                                if event.finished.status == pb.RUN_STATUS_ERROR:
+                                    raise RuntimeError(event.finished.error)
+                                nodes += event.finished.nodes
+                                expansions += event.finished.nodes_expanded
+                        return
+                    except grpc.aio.AioRpcError as error:
+                        # a full planner refuses; the next call goes to another replica
+                        if error.code() != grpc.StatusCode.RESOURCE_EXHAUSTED:
+                            raise
+                        await asyncio.sleep(0.01)
+
+        started = time.perf_counter()
+        await asyncio.gather(*(one(seed) for seed in range(searches)))
+        return nodes, expansions, time.perf_counter() - started
 
 
-async def bench_env_round_trips(env: str, steps: int) -> None:
-    async with grpc.aio.insecure_channel(env) as channel:
+def part_nodes_per_second(script: Path, db: str, args) -> None:
+    print(f"1. nodes/s, zero-latency scripted model: {args.searches} searches (n=5, "
+          f"k={args.iterations}, d=4), {args.concurrency} at a time, one replica of each")
+    rates = {}
+    for protocol in ("sessions", "stateless"):
+        with cluster(script, db, 0.0, args.concurrency) as running:
+            env = running.envs(1)
+            planner = running.planners(1, running.gateways(1), protocol)
+            asyncio.run(run_searches(planner, env, 2, 4, 2))          # warm up
+            nodes, expansions, wall = asyncio.run(run_searches(
+                planner, env, args.searches, args.iterations, args.concurrency))
+        rates[protocol] = nodes / wall
+        label = "sessions (4 RPCs per child)" if protocol == "sessions" else \
+            "stateless (1 Transition per expansion)"
+        print(f"   {label:40s} {nodes / wall:8.1f} nodes/s  {expansions / wall:7.1f} "
+              f"expansions/s  ({nodes} nodes, {wall:.2f} s)")
+    print(f"   stateless / sessions: {rates['stateless'] / rates['sessions']:.2f}x")
+
+
+async def round_trips(env: str, steps: int) -> dict[str, list[float]]:
+    timings: dict[str, list[float]] = {"sessions": [], "stateless": []}
+    actions = ["4 + 4 = 8 (left: 6 8 8)", "8 - 6 = 2 (left: 2 4 4)", "4 * 6 = 24 (left: 4 8 24)",
+               "8 / 4 = 2 (left: 2 4 6)", "6 - 4 = 2 (left: 2 4 8)"]
+    async with open_channel(env) as channel:
         stub = env_grpc.EnvironmentStub(channel)
-        task = struct_pb2.Struct()
-        task.update({"numbers": [4, 4, 6, 8]})
-        reset = await stub.Reset(env_pb.ResetRequest(inline_task=task))
-        blob = (await stub.Snapshot(env_pb.SnapshotRequest(session_id=reset.session_id))).blob
-        timings: dict[str, list[float]] = {"Step": [], "Snapshot": [], "Restore": []}
+        blob = (await stub.Start(env_pb.StartRequest(inline_task=inline_task()))).blob
         for i in range(steps):
             t0 = time.perf_counter()
-            session = (await stub.Restore(env_pb.RestoreRequest(blob=blob))).session_id
+            for action in actions:     # one expansion of five children, the old way
+                session = (await stub.Restore(env_pb.RestoreRequest(blob=blob))).session_id
+                await stub.Step(env_pb.StepRequest(session_id=session, action=action))
+                await stub.Snapshot(env_pb.SnapshotRequest(session_id=session))
+                await stub.Close(env_pb.CloseRequest(session_id=session))
             t1 = time.perf_counter()
-            action = "4 + 4 = 8 (left: 6 8 8)" if i % 2 else "8 - 6 = 2 (left: 2 4 4)"
-            await stub.Step(env_pb.StepRequest(session_id=session, action=action))
+            await stub.Transition(env_pb.TransitionRequest(blob=blob, actions=actions))
             t2 = time.perf_counter()
-            await stub.Snapshot(env_pb.SnapshotRequest(session_id=session))
-            t3 = time.perf_counter()
-            await stub.Close(env_pb.CloseRequest(session_id=session))
-            timings["Restore"].append(t1 - t0)
-            timings["Step"].append(t2 - t1)
-            timings["Snapshot"].append(t3 - t2)
-    print(f"environment round trips over {steps} forks (sequential, loopback):")
-    for name, values in timings.items():
-        ms = [v * 1000 for v in values]
-        print(f"  {name:9s} p50 {percentile(ms, 0.50):6.3f} ms   p99 {percentile(ms, 0.99):6.3f} ms"
-              f"   mean {statistics.fmean(ms):6.3f} ms")
+            timings["sessions"].append((t1 - t0) * 1000)
+            timings["stateless"].append((t2 - t1) * 1000)
+    return timings
+
+
+def part_round_trips(script: Path, db: str, args) -> None:
+    print(f"2. environment time per expansion of 5 children, over {args.steps} expansions "
+          "(sequential, loopback)")
+    with cluster(script, db, 0.0, 1) as running:
+        timings = asyncio.run(round_trips(running.envs(1), args.steps))
+    for name, label in (("sessions", "sessions: 5 x (Restore, Step, Snapshot, Close)"),
+                        ("stateless", "stateless: 1 Transition of 5 actions")):
+        values = timings[name]
+        print(f"   {label:48s} p50 {percentile(values, 0.5):7.3f} ms  p99 "
+              f"{percentile(values, 0.99):7.3f} ms  mean {statistics.fmean(values):7.3f} ms")
+
+
+def part_scaling(script: Path, db: str, args) -> None:
+    print(f"3. scaling: model latency {args.latency:g}s per call, each planner runs at most "
+          f"{args.max_runs} searches at once; {args.scale_searches} searches (n=5, "
+          f"k={args.scale_iterations}, d=4) per planner replica, PostgreSQL run store")
+    base = None
+    for envs in args.envs:
+        for planners in args.planners:
+            with cluster(script, db, args.latency, args.max_runs) as running:
+                env = running.envs(envs)
+                planner = running.planners(planners, running.gateways(2), "stateless")
+                searches = args.scale_searches * planners
+                nodes, _, wall = asyncio.run(run_searches(
+                    planner, env, searches, args.scale_iterations, args.max_runs * planners))
+            rate = searches / wall
+            base = base or rate
+            print(f"   {planners} planner(s), {envs} env replica(s): {rate:6.2f} searches/s "
+                  f"{nodes / wall:8.1f} nodes/s  ({searches} searches, {wall:.1f} s)  "
+                  f"{rate / base:.2f}x")
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--searches", type=int, default=5)
-    parser.add_argument("--iterations", type=int, default=40)
-    parser.add_argument("--steps", type=int, default=2000)
+    parser.add_argument("--parts", type=int, nargs="+", default=[1, 2, 3])
+    parser.add_argument("--searches", type=int, default=16)
+    parser.add_argument("--iterations", type=int, default=20)
+    parser.add_argument("--concurrency", type=int, default=8)
+    parser.add_argument("--steps", type=int, default=400)
+    parser.add_argument("--latency", type=float, default=0.05)
+    parser.add_argument("--max-runs", type=int, default=4)
+    parser.add_argument("--scale-searches", type=int, default=16)
+    parser.add_argument("--scale-iterations", type=int, default=6)
+    parser.add_argument("--planners", type=int, nargs="+", default=[1, 2, 4])
+    parser.add_argument("--envs", type=int, nargs="+", default=[1, 2])
     args = parser.parse_args()
-    with tempfile.TemporaryDirectory() as tmp:
+    print(f"machine: {os.cpu_count()} cores, load {os.getloadavg()[0]:.2f}")
+    with tempfile.TemporaryDirectory() as tmp, throwaway_postgres() as db:
         script = Path(tmp) / "script.json"
         script.write_text(json.dumps(SCRIPT))
-        specs = [
-            ("env", ["env", "game24"]),
-            ("gateway", ["gateway", "--backend", "scripted", "--script", str(script)]),
-            ("planner", ["planner", "--gateway", "{gateway}", "--db", str(Path(tmp) / "runs.db")]),
-        ]
-        with running_services(specs) as services:
-            env, planner = services["env"].address, services["planner"].address
-            asyncio.run(bench_env_round_trips(env, args.steps))
-            asyncio.run(bench_searches(planner, env, args.searches, args.iterations))
+        parts = {1: part_nodes_per_second, 2: part_round_trips, 3: part_scaling}
+        for part in args.parts:
+            parts[part](script, db, args)
+    print(f"load at the end {os.getloadavg()[0]:.2f}")
 
 
 if __name__ == "__main__":

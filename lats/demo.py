@@ -17,7 +17,7 @@ from pathlib import Path
 import click
 import grpc
 
-from lats.processes import ServiceStartError, running_services
+from lats.processes import ServiceStartError, running_services, stop_on_signals
 from lats_pb import llm_pb2, planner_pb2, planner_pb2_grpc
 from planner.event_printer import EventPrinter
 
@@ -66,7 +66,7 @@ def demo(backend, model, gateway_args, env_name, task, n_samples, iterations, ma
         ]
         click.echo("starting the environment, the gateway and the planner ...")
         try:
-            with running_services(specs, timeout=600) as services:
+            with stop_on_signals(), running_services(specs, timeout=600) as services:
                 for name in ("env", "gateway", "planner"):
                     click.echo(f"  {name:8s} {services[name].address}")
                 request = planner_pb2.SolveRequest(

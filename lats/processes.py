@@ -3,7 +3,10 @@
 `start_service(args)` runs `python -m lats serve ...ARGS --port 0` in a new
 process, reads the address it prints ("listening on HOST:PORT"), waits until
 its health check answers SERVING, and returns a handle whose `stop()` sends
-SIGTERM and waits for a clean exit.
+SIGTERM and waits for a clean exit. A service never outlives the process
+that started it: the kernel sends it SIGTERM when its parent dies, however
+the parent died (PR_SET_PDEATHSIG, via setpriv), and `stop_on_signals` turns SIGTERM into
+the same orderly stop as Ctrl-C for a command that starts services.
 """
 
 from __future__ import annotations
@@ -11,6 +14,8 @@ from __future__ import annotations
 import contextlib
 import os
 import re
+import shutil
+import signal
 import subprocess
 import sys
 import threading
@@ -50,6 +55,28 @@ class ServiceProcess:
         return "".join(self.output)
 
 
+def _die_with_parent() -> list[str]:
+    """A command prefix that has the kernel SIGTERM the child when its parent
+    dies (util-linux setpriv; none where it is missing)."""
+    setpriv = shutil.which("setpriv")
+    return [setpriv, "--pdeathsig", "TERM", "--"] if setpriv else []
+
+
+@contextlib.contextmanager
+def stop_on_signals():
+    """SIGTERM raises KeyboardInterrupt in the main thread, as Ctrl-C does, so
+    `with running_services(...)` blocks stop their services on the way out."""
+
+    def interrupt(signum, frame):
+        raise KeyboardInterrupt(f"signal {signum}")
+
+    previous = signal.signal(signal.SIGTERM, interrupt)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+
+
 def _pump(stream, sink: deque, echo) -> None:
     for line in iter(stream.readline, ""):
         sink.append(line)
@@ -80,8 +107,8 @@ def start_service(name: str, args: list[str], *, host: str = "127.0.0.1",
     """Starts `lats serve <args> --host HOST --port 0` and waits until it is healthy."""
     command = [sys.executable, "-m", "lats", "serve", *args, "--host", host, "--port", "0"]
     process = subprocess.Popen(
-        command, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
-        env={**os.environ, "PYTHONUNBUFFERED": "1", **(env or {})})
+        [*_die_with_parent(), *command], stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+        text=True, env={**os.environ, "PYTHONUNBUFFERED": "1", **(env or {})})
     output: deque = deque(maxlen=200)
     deadline = time.monotonic() + timeout
     address = None

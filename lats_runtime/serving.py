@@ -61,8 +61,9 @@ class _DeadlineInterceptor(grpc.aio.ServerInterceptor):
 
         async def bounded(request, context):
             try:
-                return await asyncio.wait_for(inner(request, context), seconds)
-            except asyncio.TimeoutError:
+                async with asyncio.timeout(seconds):   # no extra task per call
+                    return await inner(request, context)
+            except TimeoutError:
                 await context.abort(
                     grpc.StatusCode.DEADLINE_EXCEEDED,
                     f"the server gave up after {seconds:g}s; retry, or raise the "
@@ -142,9 +143,11 @@ async def serve_forever(
     options: ServerOptions,
     on_started: Callable[[RunningServer], Awaitable[None] | None] | None = None,
     on_stopped: Callable[[], Awaitable[None]] | None = None,
+    on_stopping: Callable[[], None] | None = None,
 ) -> None:
     """Runs a server until SIGTERM/SIGINT, then shuts down gracefully.
 
+    `on_stopping` runs as shutdown begins (before the grace period);
     `on_stopped` runs after in-flight calls have finished (or the grace period
     ran out), to release what the servicers hold.
     """
@@ -164,6 +167,8 @@ async def serve_forever(
     stopper = asyncio.create_task(stop.wait())
     await asyncio.wait({waiter, stopper}, return_when=asyncio.FIRST_COMPLETED)
     log.info("shutting down (grace %.1fs)", options.grace_seconds)
+    if on_stopping is not None:
+        on_stopping()
     await running.stop(options.grace_seconds)
     if on_stopped is not None:
         await on_stopped()

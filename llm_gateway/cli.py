@@ -37,6 +37,10 @@ DEFAULT_PORT = 50052
 @click.option("--script", type=click.Path(dir_okay=False), default=None,
               envvar="LATS_SCRIPT", show_envvar=True,
               help="JSON rules file for --backend scripted.")
+@click.option("--latency", type=click.FloatRange(min=0), default=0.0, show_default=True,
+              envvar="LATS_LATENCY", show_envvar=True,
+              help="Seconds every call waits before answering (to make --backend scripted "
+                   "or replay take a real model's time in tests and benchmarks).")
 @click.option("--model-path", type=click.Path(dir_okay=False), default=None,
               envvar="LATS_MODEL_PATH", show_envvar=True,
               help="Model file for --backend local (default: the model store).")
@@ -57,7 +61,7 @@ DEFAULT_PORT = 50052
 @click.option("--timeout", type=click.FloatRange(min=0, min_open=True), default=60.0,
               show_default=True, envvar="LATS_UPSTREAM_TIMEOUT", show_envvar=True,
               help="Seconds per upstream HTTP request (--backend openai).")
-@click.option("--max-retries", type=click.IntRange(min=0), default=4, show_default=True,
+@click.option("--max-retries", type=click.IntRange(min=0), default=3, show_default=True,
               envvar="LATS_MAX_RETRIES", show_envvar=True,
               help="Retries of transient upstream failures (--backend openai).")
 @click.option("--host", default="127.0.0.1", show_default=True, envvar="LATS_HOST",
@@ -65,12 +69,13 @@ DEFAULT_PORT = 50052
 @click.option("--port", type=click.IntRange(min=0, max=65535), default=DEFAULT_PORT,
               show_default=True, envvar="LATS_PORT", show_envvar=True,
               help="Port to listen on (0 = any free port).")
-@click.option("--deadline", type=click.FloatRange(min=0), default=120.0, show_default=True,
+@click.option("--deadline", type=click.FloatRange(min=0), default=300.0, show_default=True,
               envvar="LATS_DEADLINE", show_envvar=True,
               help="Server-side cap in seconds on any one call (0 = none).")
 def serve_gateway(backend_name: str, model: str, base_url: str | None,
                   api_key: str | None, replay: str | None, record: str | None,
-                  script: str | None, model_path: str | None, n_ctx: int | None,
+                  script: str | None, latency: float, model_path: str | None,
+                  n_ctx: int | None,
                   preload: bool,
                   max_concurrency: int, max_n: int, max_tokens_limit: int,
                   timeout: float, max_retries: int, host: str, port: int,
@@ -83,7 +88,7 @@ def serve_gateway(backend_name: str, model: str, base_url: str | None,
         model=model, base_url=base_url, api_key=api_key, timeout=timeout,
         max_retries=max_retries, replay=replay, script=script,
         model_path=model_path, max_concurrency=max_concurrency, n_ctx=n_ctx,
-        record=record,
+        record=record, latency=latency,
     )
     asyncio.run(_serve(backend_name, backend_options, settings, options, preload))
 
@@ -92,6 +97,7 @@ async def _serve(backend_name: str, backend_options: dict, settings: GatewaySett
                  options: ServerOptions, preload: bool) -> None:
     backend = _build_backend(backend_name, backend_options)
     try:
+        _check_retries_fit(backend, options.unary_deadline_seconds)
         if preload:
             await _load_backend(backend_name, backend)
         servicer = LlmGatewayServicer(backend, settings)
@@ -102,6 +108,16 @@ async def _serve(backend_name: str, backend_options: dict, settings: GatewaySett
             raise click.ClickException(f"cannot listen on {options.address}: {error}") from None
     finally:
         await backend.aclose()
+
+
+def _check_retries_fit(backend: Backend, deadline: float) -> None:
+    """Upstream retries must end inside the gateway's own deadline, or they are wasted."""
+    worst = getattr(backend, "worst_case_seconds", None)
+    if deadline and worst is not None and worst() > deadline:
+        raise click.ClickException(
+            f"upstream attempts can take {worst():.0f}s (--timeout x (--max-retries + 1), "
+            f"plus backoff), more than the gateway's --deadline {deadline:g}s; lower "
+            "--timeout or --max-retries, or raise --deadline")
 
 
 def _build_backend(name: str, options: dict) -> Backend:

@@ -1,4 +1,4 @@
-"""GatewayClient: a small async client for the LLM gateway."""
+"""GatewayClient: a small async client for the LLM gateway (one or many replicas)."""
 
 from __future__ import annotations
 
@@ -6,38 +6,34 @@ from collections.abc import Iterable, Mapping
 
 import grpc
 from lats_pb import llm_pb2, llm_pb2_grpc
-from tenacity import (
-    AsyncRetrying,
-    retry_if_exception,
-    stop_after_attempt,
-    wait_exponential,
-    wait_random,
-)
+
+from lats_runtime.calls import RetryPolicy, ServiceClient
 
 Message = llm_pb2.ChatMessage | tuple[str, str] | Mapping[str, str]
 
 
-def _is_unavailable(error: BaseException) -> bool:
-    return isinstance(error, grpc.aio.AioRpcError) and error.code() == grpc.StatusCode.UNAVAILABLE
-
-
 class GatewayClient:
-    """Calls a gateway at `address` ("host:port").
+    """Calls the gateway at `address` (host:port, a list, or dns:///name:port).
 
     Every call carries a deadline of `timeout` seconds. Only UNAVAILABLE is
-    retried (up to `attempts` tries, exponential backoff with jitter); other
-    errors surface as grpc.aio.AioRpcError with the gateway's status code.
+    retried, and only when no gateway answered (a replica died or restarts):
+    a gateway that answers UNAVAILABLE because its upstream failed has already
+    retried upstream and marks the error not retryable, so retries never nest.
+    Retries back off exponentially with jitter for up to `retry_window`
+    seconds and `attempts` tries (0 = no cap), landing on the next replica.
+    Errors surface as grpc.aio.AioRpcError (lats_runtime.calls.ServiceCallError)
+    with the gateway's status code and a message naming the gateway.
     """
 
-    def __init__(self, address: str, timeout: float = 120.0, *, attempts: int = 3,
-                 backoff_initial: float = 0.2, backoff_max: float = 2.0):
+    def __init__(self, address: str, timeout: float = 120.0, *, attempts: int = 0,
+                 retry_window: float = 30.0, backoff_initial: float = 0.1,
+                 backoff_max: float = 2.0):
         self._address = address
-        self._timeout = timeout
-        self._channel = grpc.aio.insecure_channel(address)
-        self._stub = llm_pb2_grpc.LlmGatewayStub(self._channel)
-        self._attempts = attempts
-        self._wait = wait_exponential(multiplier=backoff_initial, max=backoff_max) \
-            + wait_random(0, backoff_initial)  # exponential backoff plus jitter
+        policy = RetryPolicy(window_seconds=retry_window, initial_backoff=backoff_initial,
+                             max_backoff=backoff_max, max_attempts=attempts,
+                             codes=frozenset({grpc.StatusCode.UNAVAILABLE}))
+        self._client = ServiceClient("LLM gateway", address, llm_pb2_grpc.LlmGatewayStub,
+                                     timeout=timeout, policy=policy)
 
     @property
     def address(self) -> str:
@@ -54,7 +50,6 @@ class GatewayClient:
         seed: int | None = None,
         purpose: str = "",
         run_id: str = "",
-        budget: llm_pb2.Budget | None = None,
         model: str = "",
         top_p: float = 0.0,
     ) -> llm_pb2.GenerateResponse:
@@ -72,36 +67,24 @@ class GatewayClient:
         )
         if seed is not None:
             request.seed = seed
-        if budget is not None:
-            request.budget.CopyFrom(budget)
-        return await self._call(self._stub.Generate, request)
+        return await self._client.unary("Generate", request)
 
     async def get_usage(self, run_id: str = "") -> llm_pb2.Usage:
         """The run's cumulative usage ("" = the gateway's totals)."""
-        response = await self._call(self._stub.GetUsage, llm_pb2.GetUsageRequest(run_id=run_id))
+        response = await self._client.unary("GetUsage", llm_pb2.GetUsageRequest(run_id=run_id))
         return response.usage
 
     async def describe_backend(self) -> llm_pb2.DescribeBackendResponse:
-        return await self._call(self._stub.DescribeBackend, llm_pb2.DescribeBackendRequest())
+        return await self._client.unary("DescribeBackend", llm_pb2.DescribeBackendRequest())
 
     async def close(self) -> None:
-        await self._channel.close()
+        await self._client.aclose()
 
     async def __aenter__(self) -> "GatewayClient":
         return self
 
     async def __aexit__(self, *exc_info) -> None:
         await self.close()
-
-    async def _call(self, method, request):
-        async for attempt in AsyncRetrying(
-            stop=stop_after_attempt(self._attempts),
-            wait=self._wait,
-            retry=retry_if_exception(_is_unavailable),
-            reraise=True,
-        ):
-            with attempt:
-                return await method(request, timeout=self._timeout)
 
 
 def _chat_message(message: Message) -> llm_pb2.ChatMessage:

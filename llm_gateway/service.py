@@ -1,5 +1,11 @@
-"""The LlmGateway gRPC service: validation, budgets, usage accounting and a
-concurrency cap in front of one Backend."""
+"""The LlmGateway gRPC service: validation, usage accounting and a concurrency
+cap in front of one Backend.
+
+A gateway holds no per-run state that a search depends on: run budgets are
+enforced by the caller (the planner) from the usage every response reports,
+so any replica can serve any call. The usage ledger only records what this
+replica served (GetUsage), for operators.
+"""
 
 from __future__ import annotations
 
@@ -9,6 +15,7 @@ import logging
 import grpc
 from lats_pb import llm_pb2, llm_pb2_grpc
 
+from lats_runtime.calls import RETRYABLE_KEY
 from lats_runtime.serving import ServiceSpec
 from llm_gateway.backends.base import (
     FINISH_FILTERED,
@@ -58,17 +65,12 @@ class LlmGatewayServicer(llm_pb2_grpc.LlmGatewayServicer):
         except InvalidRequest as error:
             await context.abort(grpc.StatusCode.INVALID_ARGUMENT, str(error))
         run_id = request.run_id
-        refusal = self._budget_refusal(run_id, request.budget)
-        if refusal:
-            await context.abort(grpc.StatusCode.RESOURCE_EXHAUSTED, refusal)
-
-        self._ledger.begin(run_id)
-        try:
-            result, code, message = await self._call_backend(generation, context)
-        finally:
-            self._ledger.end(run_id)
+        result, code, message = await self._call_backend(generation, context)
         if result is None:
-            await context.abort(code, message)
+            # An upstream that failed after the backend's own retries: a caller
+            # retrying would only nest retries (lats_runtime.calls).
+            trailing = ((RETRYABLE_KEY, "false"),) if code == grpc.StatusCode.UNAVAILABLE else ()
+            await context.abort(code, message, trailing_metadata=trailing)
 
         usage = UsageCounts(1, result.prompt_tokens, result.completion_tokens)
         run_usage = self._ledger.record(run_id, usage)
@@ -101,24 +103,6 @@ class LlmGatewayServicer(llm_pb2_grpc.LlmGatewayServicer):
             model=self._backend.model,
             max_concurrency=limit,
         )
-
-    def _budget_refusal(self, run_id: str, budget: llm_pb2.Budget) -> str | None:
-        if not run_id:
-            return None
-        used = self._ledger.run(run_id)
-        calls = used.calls + self._ledger.in_flight(run_id)
-        if budget.max_calls and calls >= budget.max_calls:
-            return (
-                f"run {run_id} has used {calls} of its {budget.max_calls}-call budget; "
-                "raise the budget or start a new run"
-            )
-        if budget.max_total_tokens and used.total_tokens >= budget.max_total_tokens:
-            return (
-                f"run {run_id} has used {used.total_tokens} of its "
-                f"{budget.max_total_tokens}-token budget; raise the budget or "
-                "start a new run"
-            )
-        return None
 
     async def _call_backend(
         self, generation: GenerationRequest, context

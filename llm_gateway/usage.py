@@ -25,15 +25,11 @@ class UsageCounts:
 class UsageLedger:
     """Cumulative usage per run_id (least recently used runs are forgotten
     beyond `max_runs`) plus a grand total over every call ever recorded.
-
-    Calls in flight are counted separately so a run's call budget holds even
-    when several of its calls are running at once.
     """
 
     def __init__(self, max_runs: int = 10_000):
         self._max_runs = max_runs
         self._runs: OrderedDict[str, UsageCounts] = OrderedDict()
-        self._in_flight: dict[str, int] = {}
         self._total = UsageCounts()
 
     def run(self, run_id: str) -> UsageCounts:
@@ -43,19 +39,6 @@ class UsageLedger:
 
     def total(self) -> UsageCounts:
         return replace(self._total)
-
-    def in_flight(self, run_id: str) -> int:
-        return self._in_flight.get(run_id, 0)
-
-    def begin(self, run_id: str) -> None:
-        self._in_flight[run_id] = self._in_flight.get(run_id, 0) + 1
-
-    def end(self, run_id: str) -> None:
-        left = self._in_flight.get(run_id, 0) - 1
-        if left > 0:
-            self._in_flight[run_id] = left
-        else:
-            self._in_flight.pop(run_id, None)
 
     def record(self, run_id: str, usage: UsageCounts) -> UsageCounts:
         """Adds one call's usage; returns the run's cumulative usage after it.

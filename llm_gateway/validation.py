@@ -41,11 +41,6 @@ def to_generation_request(
     _check_range("temperature", request.temperature, 0.0, 2.0)
     _check_range("top_p", request.top_p, 0.0, 1.0)
     stop = _stop_sequences(request, settings)
-    if request.HasField("budget") and _has_limit(request.budget) and not request.run_id:
-        raise InvalidRequest(
-            "a budget was given without a run_id; set run_id so the gateway "
-            "knows which run the budget caps"
-        )
     return GenerationRequest(
         messages=messages,
         n=n,
@@ -100,7 +95,3 @@ def _stop_sequences(
                 f"{settings.max_stop_chars} are allowed"
             )
     return stop
-
-
-def _has_limit(budget: llm_pb2.Budget) -> bool:
-    return bool(budget.max_calls or budget.max_total_tokens)

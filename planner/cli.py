@@ -14,6 +14,7 @@ from google.protobuf import json_format
 from lats_runtime.serving import ServerOptions, ServiceSpec, serve_forever
 from lats_pb import llm_pb2, planner_pb2, planner_pb2_grpc
 
+from planner.environment_client import ENV_PROTOCOLS
 from planner.event_printer import EventPrinter
 
 
@@ -26,9 +27,22 @@ def _default_db() -> str:
 @click.option("--port", default=50053, type=int, envvar="LATS_PORT", show_default=True,
               help="0 picks a free port.")
 @click.option("--gateway", required=True, envvar="LATS_GATEWAY",
-              help="host:port of the LLM gateway.")
+              help="The LLM gateway: host:port, several replicas as host:port,host:port, "
+                   "or dns:///name:port (calls are balanced round-robin).")
 @click.option("--db", default=_default_db, envvar="LATS_PLANNER_DB",
-              show_default="~/.local/share/lats/runs.sqlite3", help="SQLite file for runs.")
+              show_default="~/.local/share/lats/runs.sqlite3",
+              help="Where runs are stored: a SQLite file, or postgresql://USER:PASS@HOST/DB "
+                   "shared by every planner replica (any replica then answers GetRun).")
+@click.option("--env-protocol", type=click.Choice(ENV_PROTOCOLS), default="stateless",
+              envvar="LATS_ENV_PROTOCOL", show_default=True,
+              help="How environments are played: stateless Start/Transition (any replica "
+                   "serves any call), or sessions (Restore/Step/Snapshot/Close; one replica).")
+@click.option("--heartbeat", default=5.0, type=click.FloatRange(min=0, min_open=True),
+              envvar="LATS_HEARTBEAT", show_default=True,
+              help="Seconds between renewals of this planner's lease on its runs.")
+@click.option("--lease", default=30.0, type=click.FloatRange(min=0, min_open=True),
+              envvar="LATS_LEASE", show_default=True,
+              help="A RUNNING run not renewed for this long is marked interrupted.")
 @click.option("--max-runs", default=8, type=int, envvar="LATS_MAX_RUNS", show_default=True,
               help="Searches that may run at once.")
 @click.option("--env-timeout", default=120.0, type=float, envvar="LATS_ENV_TIMEOUT",
@@ -37,18 +51,31 @@ def _default_db() -> str:
               show_default=True, help="Deadline (s) of each model call.")
 @click.option("--deadline", default=60.0, type=float, envvar="LATS_DEADLINE", show_default=True,
               help="Server-side deadline (s) for unary calls.")
-def serve_planner(host, port, gateway, db, max_runs, env_timeout, model_timeout, deadline):
+def serve_planner(host, port, gateway, db, env_protocol, heartbeat, lease, max_runs,
+                  env_timeout, model_timeout, deadline):
     """Run the planner service (LATS search over any environment server)."""
     from llm_gateway.client import GatewayClient
-    from planner.run_store import RunStore
+    from planner.runs import LeaseSettings, open_run_store
     from planner.service import PlannerServicer, PlannerSettings
 
-    async def main() -> None:
-        store = RunStore(db)
-        client = GatewayClient(gateway, timeout=model_timeout)
-        servicer = PlannerServicer(client, store, PlannerSettings(env_timeout, max_runs))
+    try:
+        lease_settings = LeaseSettings(heartbeat, lease)
+    except ValueError as exc:
+        raise click.BadParameter(str(exc), param_hint="--heartbeat/--lease") from None
 
-        async def stopping() -> None:
+    async def main() -> None:
+        store = open_run_store(db)
+        try:
+            await store.open()
+        except Exception as exc:  # noqa: BLE001 - any store failure is reported in one line
+            raise click.ClickException(f"cannot open the run store {store.location}: "
+                                       f"{' '.join(str(exc).split())}") from None
+        client = GatewayClient(gateway, timeout=model_timeout)
+        settings = PlannerSettings(env_timeout, max_runs, env_protocol, lease_settings)
+        servicer = PlannerServicer(client, store, settings)
+
+        async def stopped() -> None:
+            await servicer.stop()
             await client.close()
 
         spec = ServiceSpec(
@@ -57,9 +84,10 @@ def serve_planner(host, port, gateway, db, max_runs, env_timeout, model_timeout,
         try:
             await serve_forever([spec], ServerOptions(address=f"{host}:{port}",
                                                       unary_deadline_seconds=deadline),
-                                on_stopped=stopping)
+                                on_started=lambda _: servicer.start(),
+                                on_stopping=servicer.begin_shutdown, on_stopped=stopped)
         finally:
-            store.close()
+            await store.close()
 
     asyncio.run(main())
 

@@ -1,99 +1,179 @@
-"""The planner's view of an environment server: the protocol, with deadlines.
+"""The `Environment` interface over environment.proto.
 
-Every call carries a deadline. `fork` gives a new session in a node's state:
-by Restore when the server supports snapshots, otherwise by Reset and
-re-playing the node's actions (slower, but any environment can be searched).
+`StatelessEnvironment` (the default) plays with Start and Transition: no
+session lives on any server, every call is idempotent and retried on another
+replica when one dies or stalls, and one expansion's n actions go out as one
+Transition (split by the server's `limits.max_batch_actions`).
+
+`SessionEnvironment` plays the older way, 4 calls per child (Restore, Step,
+Snapshot, Close; Reset and re-played Steps without snapshots). Sessions live
+in one replica's memory, so it needs a single replica, and only its stateless
+calls are retried. It stays for servers without Transition and for measuring
+the difference.
 """
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Sequence
-from dataclasses import dataclass
 
 import grpc
-from google.protobuf import struct_pb2
-
 from lats_pb import environment_pb2 as env_pb
 from lats_pb import environment_pb2_grpc as env_grpc
 
+from lats_runtime.calls import NO_RETRY, RetryPolicy, ServiceCallError, ServiceClient
+from planner.environment import Environment, EnvState, Started, Stepped, TaskRef
 
-@dataclass(frozen=True)
-class TaskRef:
-    task_id: str = ""
-    inline_task: struct_pb2.Struct | None = None
-    options: tuple[tuple[str, str], ...] = ()
-    seed: int = 0
+__all__ = ["ENV_PROTOCOLS", "EnvState", "ServiceCallError", "SessionEnvironment",
+           "StatelessEnvironment", "TaskRef", "connect_environment"]
 
-    def reset_request(self) -> env_pb.ResetRequest:
-        request = env_pb.ResetRequest(seed=self.seed, options=dict(self.options))
-        if self.inline_task is not None:
-            request.inline_task.CopyFrom(self.inline_task)
-        else:
-            request.task_id = self.task_id
-        return request
+ENV_PROTOCOLS = ("stateless", "sessions")
+DEFAULT_RETRY = RetryPolicy(window_seconds=30.0)
+# Describe opens a search: when no replica answers then, say so soon.
+DESCRIBE_WINDOW_SECONDS = 5.0
 
 
-class EnvironmentClient:
-    """Async client for one environment server address."""
+class StatelessEnvironment(Environment):
+    """Start / Transition / Score over any number of replicas sharing a snapshot key."""
 
-    def __init__(self, address: str, timeout: float = 60.0,
+    def __init__(self, address: str, timeout: float = 60.0, retry: RetryPolicy = DEFAULT_RETRY,
                  max_message_bytes: int = 16 * 1024 * 1024):
         self.address = address
-        self.timeout = timeout
-        self._channel = grpc.aio.insecure_channel(
-            address,
-            options=[("grpc.max_receive_message_length", max_message_bytes),
-                     ("grpc.max_send_message_length", max_message_bytes)],
-        )
-        self._stub = env_grpc.EnvironmentStub(self._channel)
+        self.client = ServiceClient("environment", address, env_grpc.EnvironmentStub,
+                                    timeout=timeout, policy=retry,
+                                    max_message_bytes=max_message_bytes)
         self.description: env_pb.DescribeResponse | None = None
-
-    async def describe(self) -> env_pb.DescribeResponse:
-        self.description = await self._stub.Describe(env_pb.DescribeRequest(), timeout=self.timeout)
-        return self.description
-
-    async def reset(self, task: TaskRef) -> env_pb.ResetResponse:
-        return await self._stub.Reset(task.reset_request(), timeout=self.timeout)
-
-    async def step(self, session_id: str, action: str) -> env_pb.StepResponse:
-        return await self._stub.Step(
-            env_pb.StepRequest(session_id=session_id, action=action), timeout=self.timeout)
-
-    async def snapshot(self, session_id: str) -> bytes:
-        response = await self._stub.Snapshot(
-            env_pb.SnapshotRequest(session_id=session_id), timeout=self.timeout)
-        return response.blob
-
-    async def restore(self, blob: bytes) -> str:
-        response = await self._stub.Restore(env_pb.RestoreRequest(blob=blob), timeout=self.timeout)
-        return response.session_id
-
-    async def close(self, session_id: str) -> None:
-        """Closes a session; an already-gone session is not an error here."""
-        try:
-            await self._stub.Close(env_pb.CloseRequest(session_id=session_id), timeout=self.timeout)
-        except grpc.aio.AioRpcError as exc:
-            if exc.code() != grpc.StatusCode.NOT_FOUND:
-                raise
-
-    async def score_blob(self, blob: bytes) -> env_pb.ScoreResponse:
-        return await self._stub.Score(env_pb.ScoreRequest(blob=blob), timeout=self.timeout)
-
-    async def score_session(self, session_id: str) -> env_pb.ScoreResponse:
-        return await self._stub.Score(env_pb.ScoreRequest(session_id=session_id), timeout=self.timeout)
 
     @property
     def supports_snapshot(self) -> bool:
         return bool(self.description and self.description.capabilities.snapshot)
 
-    async def fork(self, blob: bytes, task: TaskRef, actions: Sequence[str]) -> str:
-        """A new session in the state reached by `actions` (saved as `blob`)."""
-        if self.supports_snapshot:
-            return await self.restore(blob)
-        session = (await self.reset(task)).session_id
-        for action in actions:
-            await self.step(session, action)
-        return session
+    @property
+    def max_batch(self) -> int:
+        limit = self.description.limits.max_batch_actions if self.description else 0
+        return limit or 1
+
+    async def describe(self) -> env_pb.DescribeResponse:
+        policy = self.client.policy
+        window = min(policy.window_seconds, DESCRIBE_WINDOW_SECONDS)
+        self.description = await self.client.unary(
+            "Describe", env_pb.DescribeRequest(),
+            policy=RetryPolicy(window, policy.initial_backoff, policy.max_backoff, policy.codes))
+        return self.description
+
+    async def start(self, task: TaskRef) -> Started:
+        reply = await self.client.unary("Start", task.start_request())
+        return Started(reply.observation, reply.task_id, self._state(reply.blob, task, ()))
+
+    async def transition(self, state: EnvState, actions: Sequence[str]) -> list[Stepped]:
+        chunks = [actions[i:i + self.max_batch] for i in range(0, len(actions), self.max_batch)]
+        replies = await asyncio.gather(*(self._transition(state, chunk) for chunk in chunks))
+        return [stepped for reply in replies for stepped in reply]
+
+    async def _transition(self, state: EnvState, actions: Sequence[str]) -> list[Stepped]:
+        request = env_pb.TransitionRequest(actions=list(actions))
+        if state.blob:
+            request.blob = state.blob
+        else:
+            request.replay.CopyFrom(state.replay())
+        reply = await self.client.unary("Transition", request)
+        if len(reply.results) != len(actions):
+            raise ServiceCallError("environment", self.address, "Transition",
+                                   grpc.StatusCode.DATA_LOSS, f"{len(reply.results)} results for "
+                                   f"{len(actions)} actions", 1)
+        return [_stepped(result.step, self._state(result.blob, state.task,
+                                                  (*state.actions, action)))
+                for result, action in zip(reply.results, actions)]
+
+    async def score(self, state: EnvState) -> env_pb.ScoreResponse:
+        request = env_pb.ScoreRequest()
+        if state.blob:
+            request.blob = state.blob
+        else:
+            request.replay.CopyFrom(state.replay())
+        return await self.client.unary("Score", request)
+
+    def _state(self, blob: bytes, task: TaskRef | None, actions: tuple[str, ...]) -> EnvState:
+        """A blob when the server snapshots, else what re-plays the state."""
+        if blob or self.supports_snapshot:
+            return EnvState(blob=blob)
+        return EnvState(task=task, actions=actions)
 
     async def aclose(self) -> None:
-        await self._channel.close()
+        await self.client.aclose()
+
+
+class SessionEnvironment(StatelessEnvironment):
+    """The same interface through sessions: Reset/Restore, Step, Snapshot, Close per child."""
+
+    async def start(self, task: TaskRef) -> Started:
+        reply = await self.client.unary("Reset", task.reset_request(), policy=NO_RETRY)
+        try:
+            blob = await self._snapshot(reply.session_id) if self.supports_snapshot else b""
+        finally:
+            await self._close(reply.session_id)
+        return Started(reply.observation, reply.task_id, self._state(blob, task, ()))
+
+    async def transition(self, state: EnvState, actions: Sequence[str]) -> list[Stepped]:
+        return list(await asyncio.gather(*(self._step_one(state, a) for a in actions)))
+
+    async def _step_one(self, state: EnvState, action: str) -> Stepped:
+        session = await self._fork(state)
+        try:
+            step = await self.client.unary(
+                "Step", env_pb.StepRequest(session_id=session, action=action), policy=NO_RETRY)
+            blob = await self._snapshot(session) if self.supports_snapshot else b""
+        finally:
+            await self._close(session)
+        return _stepped(step, self._state(blob, state.task, (*state.actions, action)))
+
+    async def score(self, state: EnvState) -> env_pb.ScoreResponse:
+        if state.blob:
+            return await super().score(state)
+        session = await self._fork(state)
+        try:
+            return await self.client.unary("Score", env_pb.ScoreRequest(session_id=session),
+                                           policy=NO_RETRY)
+        finally:
+            await self._close(session)
+
+    async def _fork(self, state: EnvState) -> str:
+        """A new session in `state`: Restore, or Reset and re-play the actions."""
+        if state.blob:
+            reply = await self.client.unary("Restore", env_pb.RestoreRequest(blob=state.blob),
+                                            policy=NO_RETRY)
+            return reply.session_id
+        session = (await self.client.unary("Reset", state.task.reset_request(),
+                                           policy=NO_RETRY)).session_id
+        for action in state.actions:
+            await self.client.unary("Step", env_pb.StepRequest(session_id=session, action=action),
+                                    policy=NO_RETRY)
+        return session
+
+    async def _snapshot(self, session: str) -> bytes:
+        reply = await self.client.unary("Snapshot", env_pb.SnapshotRequest(session_id=session),
+                                        policy=NO_RETRY)
+        return reply.blob
+
+    async def _close(self, session: str) -> None:
+        """Closes a session; one already gone is not an error here."""
+        try:
+            await self.client.unary("Close", env_pb.CloseRequest(session_id=session),
+                                    policy=NO_RETRY)
+        except ServiceCallError as error:
+            if error.code() != grpc.StatusCode.NOT_FOUND:
+                raise
+
+
+def connect_environment(address: str, protocol: str = "stateless", timeout: float = 60.0,
+                        retry: RetryPolicy = DEFAULT_RETRY) -> StatelessEnvironment:
+    """The client for `protocol` ("stateless" or "sessions") at `address`."""
+    if protocol not in ENV_PROTOCOLS:
+        raise ValueError(f"unknown environment protocol {protocol!r}; use one of {ENV_PROTOCOLS}")
+    kind = StatelessEnvironment if protocol == "stateless" else SessionEnvironment
+    return kind(address, timeout=timeout, retry=retry)
+
+
+def _stepped(step: env_pb.StepResponse, state: EnvState) -> Stepped:
+    return Stepped(step.observation, step.reward, step.terminated, step.truncated,
+                   step.invalid_action, state)

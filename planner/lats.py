@@ -38,7 +38,7 @@ from dataclasses import dataclass, field
 
 from lats_pb import environment_pb2 as env_pb
 
-from planner.environment_client import EnvironmentClient, TaskRef
+from planner.environment import Environment, TaskRef
 from planner.evaluation import combined_value, lm_score, self_consistency
 from planner.events import EventSink
 from planner.model_client import BudgetExhausted, ModelClient, SamplingParams
@@ -93,7 +93,7 @@ def derived_seed(seed: int, purpose: str, node_id: str) -> int:
 class LatsSearch:
     """One LATS search of one task. Create, then `await run()`."""
 
-    def __init__(self, env: EnvironmentClient, description: env_pb.DescribeResponse,
+    def __init__(self, env: Environment, description: env_pb.DescribeResponse,
                  model: ModelClient, config: LatsConfig, task: TaskRef, events: EventSink):
         self.env = env
         self.description = description
@@ -136,42 +136,31 @@ class LatsSearch:
         task = self.task
         if self.pack.setup_template:
             # A one-off setup generation whose output the environment takes
-            # as a Reset option (e.g. model-written internal tests).
-            probe = await self.env.reset(task)
-            await self.env.close(probe.session_id)
+            # as a start option (e.g. model-written internal tests).
+            probe = await self.env.start(task)
             renderer = PromptRenderer(self.pack, probe.observation)
             setup = await self._sample(renderer.setup(), "setup", Node(id="setup"), 1, 0.0,
                                        self.pack.setup_stop, self.pack.setup_max_tokens)
-            key = self.pack.setup_option_key or "setup"
-            task = TaskRef(task.task_id, task.inline_task,
-                           tuple(dict(task.options, **{key: setup[0]}).items()), task.seed)
+            task = task.with_option(self.pack.setup_option_key or "setup", setup[0])
             self.task = task
-        reset = await self.env.reset(task)
-        try:
-            blob = await self.env.snapshot(reset.session_id) if self.env.supports_snapshot else b""
-        finally:
-            await self.env.close(reset.session_id)
-        self.renderer = PromptRenderer(self.pack, reset.observation)
+        started = await self.env.start(task)
+        self.renderer = PromptRenderer(self.pack, started.observation)
         self.renderer.validate()
-        root = Node(id="0", observation=reset.observation, blob=blob, visits=1)
-        self.events.started(reset.task_id or task.task_id, reset.observation)
+        root = Node(id="0", observation=started.observation, state=started.state, visits=1)
+        self.events.started(started.task_id or task.task_id, started.observation)
         return root
 
-    async def _step_child(self, parent: Node, child: Node) -> None:
-        """Forks the parent's state, applies the child's action, snapshots it."""
-        # the actions are only needed to replay the state without snapshots
-        actions = [] if self.env.supports_snapshot else [n.action for n in parent.trajectory()]
-        session = await self.env.fork(parent.blob, self.task, actions)
-        try:
-            step = await self.env.step(session, child.action)
-            child.observation = step.observation
-            child.reward = step.reward
-            child.terminal = step.terminated or step.truncated
-            child.invalid_action = step.invalid_action
-            if self.env.supports_snapshot:
-                child.blob = await self.env.snapshot(session)
-        finally:
-            await self.env.close(session)
+    async def _step_children(self, parent: Node, children: list[Node]) -> None:
+        """Applies each child's action to the parent's state, all in one transition."""
+        if not children:
+            return
+        results = await self.env.transition(parent.state, [child.action for child in children])
+        for child, stepped in zip(children, results):
+            child.observation = stepped.observation
+            child.reward = stepped.reward
+            child.terminal = stepped.terminated or stepped.truncated
+            child.invalid_action = stepped.invalid_action
+            child.state = stepped.state
 
     async def _evaluate(self, child: Node) -> None:
         """Sets the child's LM score and value; counts as its first visit."""
@@ -218,7 +207,7 @@ class LatsSearch:
         ]
         node.expanded = True
         self.nodes_expanded += 1
-        await asyncio.gather(*(self._step_child(node, child) for child in children))
+        await self._step_children(node, children)
         node.children = children
         for child in children:
             self.events.node_added(child)
@@ -281,13 +270,7 @@ class LatsSearch:
 
     async def _score(self, node: Node) -> env_pb.ScoreResponse:
         """Hidden-ground-truth score of the answer; only after the search ends."""
-        if node.blob:
-            return await self.env.score_blob(node.blob)
-        session = await self.env.fork(node.blob, self.task, [n.action for n in node.trajectory()])
-        try:
-            return await self.env.score_session(session)
-        finally:
-            await self.env.close(session)
+        return await self.env.score(node.state)
 
     # -------------------------------------------------------------------- run
     def choose_answer(self) -> Node | None:

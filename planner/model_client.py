@@ -2,7 +2,9 @@
 
 `ModelClient` is the interface the search core depends on; `GatewayModel`
 implements it over the LLM gateway's gRPC API. Usage is summed per run here
-so every result can report its own calls and tokens.
+so every result can report its own calls and tokens, and the run's budget is
+enforced here from the usage each response reports (gateways keep no per-run
+state, so any gateway replica can serve any call).
 """
 
 from __future__ import annotations
@@ -71,33 +73,54 @@ class ModelClient(abc.ABC):
         """Returns params.n completions; raises BudgetExhausted when the budget is spent."""
 
 
-class GatewayModel(ModelClient):
-    """A ModelClient backed by the LLM gateway service."""
+@dataclass(frozen=True)
+class RunBudget:
+    """Caps on a run's model use (0 = no cap)."""
 
-    def __init__(self, gateway, run_id: str, model: str = "", budget=None):
+    max_calls: int = 0
+    max_total_tokens: int = 0
+
+
+class GatewayModel(ModelClient):
+    """A ModelClient backed by the LLM gateway service, enforcing the run's budget.
+
+    A call is refused (BudgetExhausted) before it is sent when the calls made
+    and in flight reach `max_calls`, or the tokens used reach
+    `max_total_tokens`; concurrent calls of the run count while in flight.
+    """
+
+    def __init__(self, gateway, run_id: str, model: str = "", budget: RunBudget | None = None):
         super().__init__()
         self._gateway = gateway  # llm_gateway.client.GatewayClient
         self._run_id = run_id
         self._model = model
-        self._budget = budget
+        self._budget = budget or RunBudget()
+        self._in_flight = 0
         self.model_name = model  # replaced by what the gateway reports
 
+    def _check_budget(self) -> None:
+        budget, used = self._budget, self.usage
+        calls = used.calls + self._in_flight
+        if budget.max_calls and calls >= budget.max_calls:
+            raise BudgetExhausted(f"the run has used {calls} of its {budget.max_calls}-call "
+                                  "budget")
+        tokens = used.prompt_tokens + used.completion_tokens
+        if budget.max_total_tokens and tokens >= budget.max_total_tokens:
+            raise BudgetExhausted(f"the run has used {tokens} of its "
+                                  f"{budget.max_total_tokens}-token budget")
 
     async def complete(self, messages, params: SamplingParams) -> list[str]:
-        import grpc
-
+        self._check_budget()
+        self._in_flight += 1
         try:
             with self.busy:
                 response = await self._gateway.generate(
                     list(messages), n=params.n, temperature=params.temperature,
                     stop=list(params.stop), max_tokens=params.max_tokens, seed=params.seed,
-                    purpose=params.purpose, run_id=self._run_id, budget=self._budget,
-                    model=self._model,
+                    purpose=params.purpose, run_id=self._run_id, model=self._model,
                 )
-        except grpc.aio.AioRpcError as exc:
-            if exc.code() == grpc.StatusCode.RESOURCE_EXHAUSTED:
-                raise BudgetExhausted(exc.details()) from exc
-            raise
+        finally:
+            self._in_flight -= 1
         if response.model or response.backend:
             self.model_name = f"{response.backend}:{response.model}".strip(":")
         self.usage.add(response.usage.calls or 1, response.usage.prompt_tokens,

@@ -4,19 +4,29 @@ Solve validates the request, describes the environment, runs the requested
 search method (planner.methods: LATS by default, its ablations and the
 baselines) with every model call going through the LLM gateway, and streams
 SearchEvents; the last event is always `finished` (with status ERROR and a
-message if the search failed on an environment or gateway error). Runs are
-stored in the RunStore when they start and when they end. If the client
-cancels, the search stops.
+message naming the failed service if the search failed on an environment or
+gateway error). If the client cancels, the search stops.
+
+Replicas: runs live in a RunStore that every planner replica may share
+(planner.runs), so any replica answers GetRun for any run. This replica owns
+the runs it executes: a lease keeper renews their heartbeat and stores their
+growing tree every `heartbeat_seconds`, and marks INTERRUPTED any run whose
+planner stopped renewing. On shutdown the runs still going are stored
+INTERRUPTED. Environment and gateway addresses may name several replicas;
+every environment call is stateless and retried on another replica.
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import datetime
 import logging
+import os
+import socket
 import uuid
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import grpc
 
@@ -25,11 +35,13 @@ from lats_pb import planner_pb2_grpc as pb_grpc
 
 from planner.config import ConfigError, effective_config, resolve_method, to_proto
 from planner.convert import node_message
-from planner.environment_client import EnvironmentClient, TaskRef
+from planner.environment import Environment, TaskRef
+from planner.environment_client import connect_environment
 from planner.events import EventSink
 from planner.lats import LatsSearch, SearchOutcome
-from planner.model_client import GatewayModel
-from planner.run_store import RunStore
+from planner.model_client import GatewayModel, RunBudget
+from planner.runs import LeaseSettings, RunStore
+from planner.runs.store import interrupted
 from planner.tree import Node
 
 log = logging.getLogger(__name__)
@@ -75,16 +87,26 @@ class QueueSink(EventSink):
             leaf_id=leaf.id, reward=reward, path=[node_message(n) for n in path]))
 
 
+def replica_name() -> str:
+    """This planner process's owner name in the run store: host, pid, a nonce."""
+    return f"{socket.gethostname()}:{os.getpid()}:{uuid.uuid4().hex[:6]}"
+
+
 @dataclass
 class PlannerSettings:
     env_timeout: float = 120.0
     max_concurrent_runs: int = 8
+    env_protocol: str = "stateless"          # or "sessions" (planner.environment_client)
+    lease: LeaseSettings = field(default_factory=LeaseSettings)
+    owner: str = field(default_factory=replica_name)
 
 
 @dataclass
 class LiveRun:
     run: pb.Run
     search: LatsSearch | None = None
+    # Held while the run is written, so a heartbeat never overwrites the final record.
+    lock: asyncio.Lock = field(default_factory=asyncio.Lock)
 
 
 def _now() -> str:
@@ -111,6 +133,55 @@ class PlannerServicer(pb_grpc.PlannerServicer):
         self._settings = settings or PlannerSettings()
         self._slots = asyncio.Semaphore(self._settings.max_concurrent_runs)
         self._live: dict[str, LiveRun] = {}
+        self._keeper: asyncio.Task | None = None
+        self._shutting_down = False
+
+    @property
+    def owner(self) -> str:
+        return self._settings.owner
+
+    # ----------------------------------------------------------- lifecycle
+    async def start(self) -> None:
+        """Sweeps lapsed runs once, then keeps leases in the background."""
+        await self._sweep()
+        self._keeper = asyncio.create_task(self._keep_leases())
+
+    def begin_shutdown(self) -> None:
+        """From now on, a search cut short is INTERRUPTED, not an error."""
+        self._shutting_down = True
+
+    async def stop(self) -> None:
+        """Stops the lease keeper and stores every run still going as INTERRUPTED."""
+        self._shutting_down = True
+        if self._keeper is not None:
+            self._keeper.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await self._keeper
+        for run_id, live in list(self._live.items()):
+            async with live.lock:
+                if self._live.pop(run_id, None) is live:
+                    stored = interrupted(_run_snapshot(live),
+                                         f"planner {self.owner} shut down during the search")
+                    await self._store.put(stored)
+
+    async def _keep_leases(self) -> None:
+        while True:
+            await asyncio.sleep(self._settings.lease.heartbeat_seconds)
+            try:
+                for run_id, live in list(self._live.items()):
+                    async with live.lock:
+                        if self._live.get(run_id) is live:
+                            await self._store.put(_run_snapshot(live))   # renews, with the tree
+                await self._sweep()
+            except Exception:  # a store hiccup must not end the keeper
+                log.exception("renewing leases failed; retrying in %.1fs",
+                              self._settings.lease.heartbeat_seconds)
+
+    async def _sweep(self) -> None:
+        lapsed = await self._store.interrupt_lapsed(self._settings.lease.lease_seconds)
+        if lapsed:
+            log.warning("marked %d run(s) interrupted whose planner stopped renewing: %s",
+                        len(lapsed), ", ".join(lapsed))
 
     async def GetRun(self, request: pb.GetRunRequest, context) -> pb.Run:
         if not request.run_id:
@@ -145,21 +216,30 @@ class PlannerServicer(pb_grpc.PlannerServicer):
             await context.abort(grpc.StatusCode.RESOURCE_EXHAUSTED,
                                 f"{self._settings.max_concurrent_runs} searches are running; "
                                 "retry later or raise --max-runs")
+        if self._shutting_down:
+            await context.abort(grpc.StatusCode.UNAVAILABLE,
+                                "this planner is shutting down; retry on another replica")
         async with self._slots:
-            env = EnvironmentClient(request.env_address, timeout=self._settings.env_timeout)
+            try:
+                env = self._connect(request.env_address)
+            except ValueError as exc:
+                await context.abort(grpc.StatusCode.INVALID_ARGUMENT, f"env_address: {exc}")
             try:
                 async for event in self._solve(request, task, env, context):
                     yield event
             finally:
                 await env.aclose()
 
-    async def _solve(self, request, task: TaskRef, env: EnvironmentClient, context):
+    def _connect(self, address: str) -> Environment:
+        return connect_environment(address, self._settings.env_protocol,
+                                   timeout=self._settings.env_timeout)
+
+    async def _solve(self, request, task: TaskRef, env: Environment, context):
         try:
             description = await env.describe()
         except grpc.aio.AioRpcError as exc:
             await context.abort(grpc.StatusCode.UNAVAILABLE,
-                                f"cannot reach the environment at {request.env_address}: "
-                                f"{exc.code().name} {exc.details()}")
+                                f"cannot reach the environment: {exc.details()}")
         try:
             method = resolve_method(request.config)
             config = effective_config(request.config, description.prompt_pack.search_hints)
@@ -170,16 +250,19 @@ class PlannerServicer(pb_grpc.PlannerServicer):
         config_message = to_proto(config, request.config)
         environment = f"{description.name}@{description.version}"
         run = pb.Run(run_id=run_id, status=pb.RUN_STATUS_RUNNING, created_at=_now(),
-                     task_id=task.task_id)
+                     task_id=task.task_id, owner=self.owner)
+        run.result.environment = environment
+        run.result.method = config_message.method
+        run.result.config.CopyFrom(config_message)
         queue: asyncio.Queue = asyncio.Queue()
         sink = QueueSink(run_id, queue)
-        budget = request.config.budget if request.config.HasField("budget") else None
-        model = GatewayModel(self._gateway, run_id, request.config.model, budget)
+        budget = request.config.budget
+        model = GatewayModel(self._gateway, run_id, request.config.model,
+                             RunBudget(budget.max_calls, budget.max_total_tokens))
         search = method.search(env, description, model, config, task, sink)
         fallback_env = None
         if request.config.fallback_env_address:
-            fallback_env = EnvironmentClient(request.config.fallback_env_address,
-                                             timeout=self._settings.env_timeout)
+            fallback_env = self._connect(request.config.fallback_env_address)
             search.fallback_env = fallback_env
         live = LiveRun(run=run, search=search)
         self._live[run_id] = live
@@ -210,13 +293,17 @@ class PlannerServicer(pb_grpc.PlannerServicer):
         finally:
             if not search_task.done():
                 search_task.cancel()
-                run.status = pb.RUN_STATUS_ERROR
-                run.result.error = "the client cancelled the search"
+                if self._shutting_down:
+                    interrupted(run, f"planner {self.owner} shut down during the search")
+                else:
+                    run.status = pb.RUN_STATUS_ERROR
+                    run.result.error = "the client cancelled the search"
             if fallback_env is not None:
                 await fallback_env.aclose()
-            stored = _run_snapshot(live)
-            self._live.pop(run_id, None)
-            await self._store.put(stored)
+            async with live.lock:
+                stored = _run_snapshot(live)
+                self._live.pop(run_id, None)
+                await self._store.put(stored)
 
     @staticmethod
     def _result(outcome: SearchOutcome, error: str, search: LatsSearch, model: GatewayModel,

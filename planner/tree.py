@@ -24,6 +24,8 @@ import math
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 
+from planner.environment import EnvState
+
 NOT_EVALUATED = -1.0
 
 
@@ -39,7 +41,7 @@ class Node:
     reward: float = 0.0          # raw environment reward of the step into this node
     terminal: bool = False       # terminated or truncated by the environment
     invalid_action: bool = False
-    blob: bytes = b""            # environment snapshot of this state
+    state: EnvState | None = None  # the environment's state here (planner.environment)
     children: list[Node] = field(default_factory=list)
     expanded: bool = False
     exhausted: bool = False

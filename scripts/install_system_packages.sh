@@ -4,8 +4,9 @@
 set -euo pipefail
 # bubblewrap: the default code sandbox; docker.io and debootstrap: the docker
 # sandbox (a private dockerd and an image built without a registry);
-# chromium + chromium-driver: the WebShop site's browser test.
-packages=(bubblewrap docker.io debootstrap chromium chromium-driver)
+# chromium + chromium-driver: the WebShop site's browser test; postgresql: the
+# planners' shared run store (tests start a throwaway cluster of their own).
+packages=(bubblewrap docker.io debootstrap chromium chromium-driver postgresql)
 missing=()
 for pkg in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q "install ok installed" || missing+=("$pkg")

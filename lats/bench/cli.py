@@ -33,6 +33,8 @@ from lats.bench.runner import PlannerUnreachable, run_jobs
 from lats.bench.store import BenchStore
 from lats.bench.summary import group_key, summarize, to_markdown, to_rich
 from lats.bench.variants import OPTION_FIELDS, MethodVariant, plan_jobs
+from lats.processes import stop_on_signals
+from lats_runtime.channels import open_channel
 
 DB_NAME = "bench.sqlite3"
 PROGRAMMING_ENVIRONMENTS = ("coderunner",)
@@ -59,7 +61,7 @@ def _slice(tasks: list[str], spec: str) -> list[str]:
 
 async def _list_tasks(env_address: str, split: str) -> list[str]:
     tasks: list[str] = []
-    async with grpc.aio.insecure_channel(env_address) as channel:
+    async with open_channel(env_address) as channel:
         stub = env_grpc.EnvironmentStub(channel)
         token = ""
         while True:
@@ -175,9 +177,10 @@ def _list_methods(ctx: click.Context, _param, value: bool) -> None:
 @click.option("--list-methods", is_flag=True, expose_value=False, is_eager=True,
               callback=_list_methods, help="List the methods and their switches, then exit.")
 @click.option("--planner", "planner_address", envvar="LATS_PLANNER",
-              help="host:port of a running planner.")
+              help="Running planners: host:port, host:port,host:port or dns:///name:port. "
+                   "Jobs are spread over them; a job whose planner dies runs again on another.")
 @click.option("--env", "env_address", envvar="LATS_ENV",
-              help="host:port of a running environment server.")
+              help="Running environment server(s): host:port, a list, or dns:///name:port.")
 @click.option("--start-services", is_flag=True,
               help="Start the environment, gateway and planner as processes for this bench.")
 @click.option("--env-name", default="game24", show_default=True,
@@ -249,7 +252,8 @@ def bench(planner_address, env_address, start_services, env_name, env_args, back
             from llm_gateway.model_store import DEFAULT_MODEL, ensure_model
 
             ensure_model(model or DEFAULT_MODEL)      # fetched once, before the services start
-        with _services(start_services, planner_address, env_address, specs) as (planner, env):
+        with stop_on_signals(), _services(start_services, planner_address, env_address,
+                                          specs) as (planner, env):
             tasks = list(task_ids) or _slice(asyncio.run(_list_tasks(env, split)), task_slice)
             if not tasks:
                 raise click.ClickException("no tasks: check --task, --split and --slice")
@@ -301,7 +305,7 @@ def _run(jobs, planner, env, session, store, concurrency, timeout) -> None:
             asyncio.run(run_jobs(jobs, planner, env, session, on_record, concurrency, timeout))
         except* PlannerUnreachable as group:
             raise click.ClickException(
-                f"the planner at {planner} stopped answering ({group.exceptions[0]}); "
+                f"no planner at {planner} answers ({group.exceptions[0]}); "
                 "the finished jobs are stored: run again with --resume") from None
         except* KeyboardInterrupt:
             raise click.ClickException("interrupted; the finished jobs are stored: run again "

@@ -1,16 +1,23 @@
-"""Runs bench jobs against a planner, a bounded number at a time.
+"""Runs bench jobs against one or many planners, a bounded number at a time.
 
 Each job is one Solve call; its `finished` event becomes a record, stored the
-moment it arrives (`on_record`). A job the planner refuses (a bad config, an
-unknown task) becomes an error record. When the planner is busy
-(RESOURCE_EXHAUSTED) the job waits and retries. When the planner cannot be
-reached the bench stops (PlannerUnreachable) instead of filling the store
-with errors; the jobs that finished are kept, and --resume continues.
+moment it arrives (`on_record`), so every job yields exactly one record. The
+planner address may name several replicas (lats_runtime.channels): calls are
+spread round-robin. A job the planner refuses (a bad config, an unknown task)
+becomes an error record. When the planner is busy (RESOURCE_EXHAUSTED) the
+job waits and retries. When its planner dies or shuts down mid-search
+(UNAVAILABLE), the job runs again from the start on another replica; its lost
+run stays in the run store, marked interrupted. Only when no planner answers
+for `unreachable_after` seconds does the bench stop (PlannerUnreachable)
+instead of filling the store with errors; the finished jobs are kept, and
+--resume continues.
 """
 
 from __future__ import annotations
 
 import asyncio
+import logging
+import time
 from collections.abc import Callable, Sequence
 
 import grpc
@@ -21,12 +28,23 @@ from lats_pb import planner_pb2_grpc as pb_grpc
 
 from lats.bench.records import error_record, record_from_result
 from lats.bench.variants import Job
+from lats_runtime.channels import open_channel
 
-FATAL = {grpc.StatusCode.UNAVAILABLE, grpc.StatusCode.UNIMPLEMENTED}
+log = logging.getLogger(__name__)
+
+UNREACHABLE_AFTER_SECONDS = 120.0
 
 
 class PlannerUnreachable(RuntimeError):
-    """The planner stopped answering; the bench cannot go on."""
+    """No planner answered for too long; the bench cannot go on."""
+
+
+class _Lost(Exception):
+    """The job's planner went away mid-search; the job must run again."""
+
+    def __init__(self, error: grpc.aio.AioRpcError, run_id: str):
+        super().__init__(f"{error.code().name}: {error.details()}")
+        self.run_id = run_id
 
 
 def _busy(exc: BaseException) -> bool:
@@ -34,11 +52,9 @@ def _busy(exc: BaseException) -> bool:
             and exc.code() == grpc.StatusCode.RESOURCE_EXHAUSTED)
 
 
-async def solve_job(stub: pb_grpc.PlannerStub, job: Job, env_address: str, session: int,
-                    timeout: float, busy_wait: float = 600.0) -> dict:
-    """Runs one job to its record."""
-    request = pb.SolveRequest(env_address=env_address, task_id=job.task_id,
-                              config=job.search_config())
+async def _solve_once(stub, request: pb.SolveRequest, job: Job, session: int,
+                      timeout: float, busy_wait: float) -> dict:
+    """One Solve of the job; _Lost when no planner (or not its planner) answers."""
     run_id = ""
     try:
         async for attempt in AsyncRetrying(retry=retry_if_exception(_busy), reraise=True,
@@ -50,24 +66,56 @@ async def solve_job(stub: pb_grpc.PlannerStub, job: Job, env_address: str, sessi
                     if event.HasField("finished"):
                         return record_from_result(job, event.finished, run_id, session)
     except grpc.aio.AioRpcError as exc:
-        if exc.code() in FATAL:
-            raise PlannerUnreachable(f"{exc.code().name}: {exc.details()}") from exc
+        if exc.code() == grpc.StatusCode.UNAVAILABLE:
+            raise _Lost(exc, run_id) from exc
+        if exc.code() == grpc.StatusCode.UNIMPLEMENTED:
+            raise PlannerUnreachable(f"the service at the planner address is not a planner: "
+                                     f"{exc.details()}") from exc
         return error_record(job, f"{exc.code().name}: {exc.details()}", session, run_id)
     return error_record(job, "the planner ended the stream without a finished event",
                         session, run_id)
 
 
+async def solve_job(stub: pb_grpc.PlannerStub, job: Job, env_address: str, session: int,
+                    timeout: float, busy_wait: float = 600.0,
+                    unreachable_after: float = UNREACHABLE_AFTER_SECONDS) -> dict:
+    """Runs one job to its record, again on another planner whenever one is lost."""
+    request = pb.SolveRequest(env_address=env_address, task_id=job.task_id,
+                              config=job.search_config())
+    lost_since: float | None = None
+    restarts = 0
+    while True:
+        try:
+            record = await _solve_once(stub, request, job, session, timeout, busy_wait)
+            record["restarts"] = restarts
+            return record
+        except _Lost as lost:
+            now = time.monotonic()
+            if lost.run_id or lost_since is None:
+                lost_since = now      # a planner answered, or the first loss: the clock starts
+            if now - lost_since > unreachable_after:
+                raise PlannerUnreachable(f"no planner answered for {unreachable_after:.0f}s "
+                                         f"({lost})") from None
+            if lost.run_id:
+                restarts += 1
+                log.warning("job %s lost its planner mid-search (run %s, %s); running it "
+                            "again", job.key, lost.run_id, lost)
+            await asyncio.sleep(min(2.0, 0.1 * 2 ** min(restarts, 5)))
+
+
 async def run_jobs(jobs: Sequence[Job], planner_address: str, env_address: str, session: int,
                    on_record: Callable[[dict], None], concurrency: int = 2,
-                   timeout: float = 3600.0) -> None:
+                   timeout: float = 3600.0,
+                   unreachable_after: float = UNREACHABLE_AFTER_SECONDS) -> None:
     """Runs `jobs` with at most `concurrency` in flight; on_record(record) as each ends."""
     slots = asyncio.Semaphore(max(1, concurrency))
-    async with grpc.aio.insecure_channel(planner_address) as channel:
+    async with open_channel(planner_address) as channel:
         stub = pb_grpc.PlannerStub(channel)
 
         async def one(job: Job) -> None:
             async with slots:
-                on_record(await solve_job(stub, job, env_address, session, timeout))
+                on_record(await solve_job(stub, job, env_address, session, timeout,
+                                          unreachable_after=unreachable_after))
 
         async with asyncio.TaskGroup() as group:
             for job in jobs:

@@ -23,8 +23,10 @@ def make_backend(
     max_concurrency: int = 4,
     n_ctx: int | None = None,
     record: str | Path | None = None,
+    latency: float = 0.0,
 ) -> Backend:
-    """Builds the backend `name`; with `record`, wraps it in a RecordingBackend.
+    """Builds the backend `name`; with `record`, wraps it in a RecordingBackend;
+    with `latency` > 0, each call answers only after that many seconds.
 
     Backend modules are imported lazily (the local one pulls in the model
     runtime). Raises ValueError for an unknown name or missing option, and
@@ -39,6 +41,10 @@ def make_backend(
         from llm_gateway.backends.record import RecordingBackend
 
         backend = RecordingBackend(backend, record)
+    if latency:
+        from llm_gateway.backends.latency import LatencyBackend
+
+        backend = LatencyBackend(backend, latency)
     return backend
 
 

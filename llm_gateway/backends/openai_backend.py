@@ -106,6 +106,8 @@ class OpenAIBackend(Backend):
             max_retries=0,
         )
         self._max_retries = max(0, max_retries)
+        self._timeout = timeout
+        self._backoff_bound = backoff_max + backoff_initial
         self._wait = wait_exponential(multiplier=backoff_initial, max=backoff_max) \
             + wait_random(0, backoff_initial)  # exponential backoff plus jitter
         self._native_n = True
@@ -193,6 +195,11 @@ class OpenAIBackend(Backend):
             collected.prompt_tokens += response.usage.prompt_tokens or 0
             collected.completion_tokens += response.usage.completion_tokens or 0
         collected.model = collected.model or response.model or ""
+
+    def worst_case_seconds(self) -> float:
+        """The longest one generate call can take: every attempt timing out, with backoff."""
+        attempts = self._max_retries + 1
+        return attempts * self._timeout + self._max_retries * self._backoff_bound
 
     async def _create(self, params: dict, n: int):
         """One chat completion call with the retry policy; raises BackendError."""

@@ -58,7 +58,7 @@ class SearchMethod(LatsSearch):
         """Steps `action` from `node` in a forked session and announces the new child."""
         child = Node(id=f"{node.id}.{len(node.children)}", parent=node, depth=node.depth + 1,
                      action=action, sample_count=1, sc_score=1.0, visits=1)
-        await self._step_child(node, child)
+        await self._step_children(node, [child])
         node.children.append(child)
         node.expanded = True
         if child.terminal and not self.honest:

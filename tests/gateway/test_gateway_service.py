@@ -1,12 +1,16 @@
 """Concurrency cap, deadlines, error mapping, DescribeBackend and the client."""
 
 import asyncio
+import socket
 import time
 
 import grpc
 import pytest
 
+from lats_runtime.serving import ServerOptions, start_server
 from llm_gateway.backends.base import BackendError
+from llm_gateway.client import GatewayClient
+from llm_gateway.service import LlmGatewayServicer, gateway_service_spec
 from llm_gateway.settings import GatewaySettings
 
 from .helpers import USER, EchoBackend, FailingBackend, SlowBackend, running_gateway, unavailable
@@ -43,7 +47,8 @@ async def test_backend_error_keeps_its_status_code():
         with pytest.raises(grpc.aio.AioRpcError) as caught:
             await client.generate(USER)
     assert caught.value.code() == grpc.StatusCode.FAILED_PRECONDITION
-    assert caught.value.details() == "no model file"
+    assert caught.value.server_details == "no model file"
+    assert caught.value.details().startswith("LLM gateway at 127.0.0.1:")   # names the service
 
 
 async def test_unexpected_exception_is_internal_and_the_server_keeps_serving():
@@ -81,9 +86,16 @@ async def test_describe_backend():
         "echo", "echo-model", 3)
 
 
-async def test_client_retries_unavailable_only():
+async def test_an_upstream_failure_is_not_retried_again_by_the_client():
+    # The backend retried upstream already; the client must not multiply that.
     flaky = FailingBackend(unavailable(), unavailable())
     async with running_gateway(flaky, attempts=3) as client:
+        with pytest.raises(grpc.aio.AioRpcError) as caught:
+            await client.generate(USER)
+        assert caught.value.code() == grpc.StatusCode.UNAVAILABLE and flaky.calls == 1
+        assert ("lats-retryable", "false") in tuple(caught.value.trailing_metadata())
+        with pytest.raises(grpc.aio.AioRpcError):
+            await client.generate(USER)
         ok = await client.generate(USER)
     assert ok.choices[0].text == "ok" and flaky.calls == 3
 
@@ -93,8 +105,23 @@ async def test_client_retries_unavailable_only():
             await client.generate(USER)
     assert caught.value.code() == grpc.StatusCode.INVALID_ARGUMENT and invalid.calls == 1
 
-    down = FailingBackend(*(unavailable() for _ in range(5)))
-    async with running_gateway(down, attempts=3) as client:
-        with pytest.raises(grpc.aio.AioRpcError) as caught:
-            await client.generate(USER)
-    assert caught.value.code() == grpc.StatusCode.UNAVAILABLE and down.calls == 3
+
+async def test_the_client_retries_when_no_gateway_answers():
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    client = GatewayClient(f"127.0.0.1:{port}", timeout=5, retry_window=10,
+                           backoff_initial=0.05, backoff_max=0.2)
+
+    async def start_late():
+        await asyncio.sleep(0.5)   # a replica restarting
+        return await start_server([gateway_service_spec(LlmGatewayServicer(EchoBackend()))],
+                                  ServerOptions(address=f"127.0.0.1:{port}"))
+
+    late = asyncio.create_task(start_late())
+    try:
+        reply = await client.generate(USER)
+        assert reply.choices[0].text
+    finally:
+        await client.close()
+        await (await late).stop(0)

@@ -24,7 +24,6 @@ from .helpers import USER, EchoBackend, running_gateway
         (USER, {"stop": [f"s{i}" for i in range(9)]}, "9 stop sequences"),
         (USER, {"stop": ["x" * 101]}, "stop[0] is 101 characters"),
         (USER, {"stop": ["\n", ""]}, "stop[1] is empty"),
-        (USER, {"budget": llm_pb2.Budget(max_calls=3)}, "without a run_id"),
     ],
 )
 async def test_invalid_requests_are_refused_with_a_reason(messages, kwargs, fragment):

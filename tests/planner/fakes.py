@@ -2,20 +2,19 @@
 
 `PathEnv` is a tiny environment whose state is the list of actions taken:
 "win" ends with reward 1, "lose" ends with reward 0, "bad" is an invalid action,
-anything else moves on. It records every session it creates so tests can check
-that each branch ran in its own forked session.
+anything else moves on. It records every action it applies, with the call and
+the state it was applied to, so tests can check how branches were stepped.
 `RuleModel` answers by calling a function of (purpose, prompt).
 """
 
 from __future__ import annotations
 
 import asyncio
-import itertools
 import json
 
 from lats_pb import environment_pb2 as env_pb
 
-from planner.environment_client import TaskRef
+from planner.environment import Environment, EnvState, Started, Stepped, TaskRef
 from planner.model_client import BudgetExhausted, ModelClient, SamplingParams
 
 
@@ -42,65 +41,53 @@ def description(reward_mode: str = "none", **pack_overrides) -> env_pb.DescribeR
         prompt_pack=pack(**pack_overrides))
 
 
-class PathEnv:
+class PathEnv(Environment):
     def __init__(self, step_delay: float = 0.0):
-        self.sessions: dict[str, list[str]] = {}
-        self.closed: set[str] = set()
-        self.step_log: list[tuple[str, tuple[str, ...], str]] = []  # (session, state before, action)
+        self.transitions = 0                 # Transition calls made
+        self.step_log: list[tuple[int, tuple[str, ...], str]] = []  # (call, state before, action)
         self.step_delay = step_delay
         self.in_flight = 0
         self.max_in_flight = 0
-        self._ids = itertools.count()
         self.description = description()
         self.scored: list[list[str]] = []
-
-    supports_snapshot = True
-
-    def _new(self, state: list[str]) -> str:
-        sid = f"s{next(self._ids)}"
-        self.sessions[sid] = list(state)
-        return sid
 
     async def describe(self):
         return self.description
 
-    async def reset(self, task: TaskRef):
-        return env_pb.ResetResponse(session_id=self._new([]), observation="start", task_id="t")
+    async def start(self, task: TaskRef) -> Started:
+        return Started("start", "t", EnvState(blob=b"[]"))
 
-    async def step(self, session_id: str, action: str):
-        assert session_id not in self.closed, "stepped a closed session"
-        state = self.sessions[session_id]
+    async def transition(self, state: EnvState, actions) -> list[Stepped]:
+        self.transitions += 1
+        call, before = self.transitions, tuple(json.loads(state.blob))
+        return list(await asyncio.gather(*(self._step(call, before, a) for a in actions)))
+
+    async def _step(self, call: int, before: tuple[str, ...], action: str) -> Stepped:
         self.in_flight += 1
         self.max_in_flight = max(self.max_in_flight, self.in_flight)
         await asyncio.sleep(self.step_delay)
         self.in_flight -= 1
-        self.step_log.append((session_id, tuple(state), action))
+        self.step_log.append((call, before, action))
         if action == "bad":
-            return env_pb.StepResponse(observation="Invalid action!", invalid_action=True)
-        state.append(action)
+            return _stepped("Invalid action!", before, invalid=True)
+        after = (*before, action)
         if action == "win":
-            return env_pb.StepResponse(observation="won", reward=1, terminated=True)
+            return _stepped("won", after, reward=1.0, terminated=True)
         if action == "lose":
-            return env_pb.StepResponse(observation="lost", reward=0, terminated=True)
-        return env_pb.StepResponse(observation="at " + "/".join(state))
+            return _stepped("lost", after, terminated=True)
+        return _stepped("at " + "/".join(after), after)
 
-    async def snapshot(self, session_id: str) -> bytes:
-        return json.dumps(self.sessions[session_id]).encode()
-
-    async def restore(self, blob: bytes) -> str:
-        return self._new(json.loads(blob))
-
-    async def fork(self, blob, task, actions):
-        return await self.restore(blob)
-
-    async def close(self, session_id: str) -> None:
-        self.closed.add(session_id)
-
-    async def score_blob(self, blob: bytes):
-        state = json.loads(blob)
-        self.scored.append(state)
-        won = bool(state) and state[-1] == "win"
+    async def score(self, state: EnvState):
+        path = json.loads(state.blob)
+        self.scored.append(path)
+        won = bool(path) and path[-1] == "win"
         return env_pb.ScoreResponse(score=float(won), success=won)
+
+
+def _stepped(observation: str, path, reward: float = 0.0, terminated: bool = False,
+             invalid: bool = False) -> Stepped:
+    return Stepped(observation, reward, terminated, False, invalid,
+                   EnvState(blob=json.dumps(list(path)).encode()))
 
 
 class RuleModel(ModelClient):

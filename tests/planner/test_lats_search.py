@@ -117,7 +117,7 @@ def test_success_reward_is_backpropagated_to_the_root():
     assert outcome.score.success  # the answer was verified by Score after the search
 
 
-def test_every_branch_steps_in_its_own_forked_session():
+def test_every_branch_steps_from_its_parents_own_state():
     # Pitfall: one shared environment served every branch in the official code.
     def answer(purpose, prompt, n):
         if purpose == "act":
@@ -127,23 +127,28 @@ def test_every_branch_steps_in_its_own_forked_session():
     env = PathEnv()
     search, _, _ = run(env, RuleModel(answer), LatsConfig(n_samples=3, iterations=1,
                                                           reflection=False))
-    root_steps = [(sid, before, action) for sid, before, action in env.step_log if before == ()]
+    root_steps = [(call, before, action) for call, before, action in env.step_log
+                  if before == ()]
     assert sorted(a for _, _, a in root_steps) == ["p", "q", "r"]
-    assert len({sid for sid, _, _ in root_steps}) == 3       # one session per child
     obs = {c.action: c.observation for c in search.root.children}
     assert obs == {"p": "at p", "q": "at q", "r": "at r"}    # no sibling saw another's step
-    assert env.closed == set(env.sessions)                   # nothing leaked
+    p = next(c for c in search.root.children if c.action == "p")
+    assert [before for _, before, _ in env.step_log if before and before[0] == "p"] == [("p",)]
+    assert p.children and p.children[0].observation == "lost"
 
 
-def test_children_are_stepped_concurrently():
+def test_an_expansion_is_one_transition_for_all_its_children():
     def answer(purpose, prompt, n):
         if purpose == "act":
             return ["p", "q", "r", "s"] if traj(prompt) == "" else ["lose"] * n
         return ["score is 5"] * n
 
     env = PathEnv(step_delay=0.05)
-    run(env, RuleModel(answer), LatsConfig(n_samples=4, iterations=1, reflection=False))
-    assert env.max_in_flight >= 4
+    search, _, _ = run(env, RuleModel(answer), LatsConfig(n_samples=4, iterations=1,
+                                                          reflection=False))
+    root_calls = {call for call, before, _ in env.step_log if before == ()}
+    assert len(root_calls) == 1 and len(search.root.children) == 4
+    assert env.transitions == search.nodes_expanded
 
 
 def test_failed_rollout_is_reflected_and_the_reflection_reaches_later_prompts():

@@ -1,0 +1,90 @@
+"""Client channels that spread calls over every replica of a service.
+
+An address names one server ("host:port"), several replicas
+("host:port,host:port") or a DNS name that resolves to many
+("dns:///name:port", e.g. a Kubernetes headless Service or a Compose
+service with several replicas). Every channel uses gRPC's own `round_robin`
+load-balancing policy through its service config, so consecutive calls go to
+different live replicas, a replica that stops answering is skipped, and
+re-resolution of DNS names (and reconnection) is left to gRPC.
+"""
+
+from __future__ import annotations
+
+import ipaddress
+import json
+import socket
+
+import grpc
+
+DEFAULT_MAX_MESSAGE_BYTES = 16 * 1024 * 1024
+ROUND_ROBIN = json.dumps({"loadBalancingConfig": [{"round_robin": {}}]})
+
+
+class AddressError(ValueError):
+    """An address that names no server (the message says what form to use)."""
+
+
+def _split_host_port(item: str) -> tuple[str, str]:
+    host, sep, port = item.rpartition(":")
+    if not sep or not host or not port.isdigit():
+        raise AddressError(f"{item!r} is not host:port (several replicas: host:port,host:port; "
+                           "or dns:///name:port)")
+    return host.strip("[]"), port
+
+
+def _literal_family(host: str) -> int | None:
+    try:
+        return 6 if ipaddress.ip_address(host).version == 6 else 4
+    except ValueError:
+        return None
+
+
+def channel_target(address: str) -> str:
+    """The gRPC target for an address (see the module docstring).
+
+    A list of replicas becomes an `ipv4:` / `ipv6:` target; host names in a
+    list are resolved once, here (use a dns:/// name for names whose
+    addresses change).
+    """
+    address = address.strip()
+    if not address:
+        raise AddressError("the address is empty; give host:port")
+    if "://" in address or address.startswith(("ipv4:", "ipv6:", "unix:")):
+        return address
+    items = [item.strip() for item in address.split(",") if item.strip()]
+    if len(items) == 1:
+        _split_host_port(items[0])
+        return items[0]
+    resolved: list[tuple[int, str, str]] = []
+    for item in items:
+        host, port = _split_host_port(item)
+        family = _literal_family(host)
+        if family is not None:
+            resolved.append((family, host, port))
+            continue
+        try:
+            infos = socket.getaddrinfo(host, int(port), type=socket.SOCK_STREAM)
+        except OSError as error:
+            raise AddressError(f"cannot resolve {host!r} in {address!r}: {error}") from None
+        for info in infos:
+            ip = info[4][0]
+            resolved.append((6 if info[0] == socket.AF_INET6 else 4, ip, port))
+    families = {family for family, _, _ in resolved}
+    if len(families) > 1:
+        raise AddressError(f"{address!r} mixes IPv4 and IPv6 replicas; list one family, or use "
+                           "a dns:/// name")
+    if families == {6}:
+        return "ipv6:" + ",".join(f"[{host}]:{port}" for _, host, port in resolved)
+    return "ipv4:" + ",".join(dict.fromkeys(f"{host}:{port}" for _, host, port in resolved))
+
+
+def open_channel(address: str, *, max_message_bytes: int = DEFAULT_MAX_MESSAGE_BYTES,
+                 options: list[tuple[str, object]] | None = None) -> grpc.aio.Channel:
+    """An asyncio channel to every replica behind `address`, balanced round-robin."""
+    return grpc.aio.insecure_channel(channel_target(address), options=[
+        ("grpc.service_config", ROUND_ROBIN),
+        ("grpc.max_receive_message_length", max_message_bytes),
+        ("grpc.max_send_message_length", max_message_bytes),
+        *(options or []),
+    ])

@@ -1,0 +1,122 @@
+"""The run store contract, on SQLite and on a real PostgreSQL: runs, heartbeats, leases."""
+
+from __future__ import annotations
+
+import asyncio
+import uuid
+
+import psycopg
+import pytest
+
+from lats_pb import planner_pb2 as pb
+from planner.runs import open_run_store
+from planner.runs.postgres import redacted
+
+pytestmark = pytest.mark.timeout(60)
+
+
+@pytest.fixture(params=["sqlite", "postgresql"])
+async def store_location(request, tmp_path):
+    if request.param == "sqlite":
+        return str(tmp_path / "runs.sqlite3")
+    # A database of its own per test, on the session's server.
+    url = request.getfixturevalue("postgres_url")
+    name = f"runs_{uuid.uuid4().hex[:10]}"
+    async with await psycopg.AsyncConnection.connect(url, autocommit=True) as admin:
+        await admin.execute(f"CREATE DATABASE {name}")
+    return url.rsplit("/", 1)[0] + "/" + name
+
+
+async def opened(location):
+    store = open_run_store(location)
+    await store.open()
+    return store
+
+
+def run(run_id: str, status=pb.RUN_STATUS_RUNNING, owner="planner-a", **result) -> pb.Run:
+    message = pb.Run(run_id=run_id, status=status, task_id="game24/900", owner=owner,
+                     created_at="2026-11-23T00:00:00+00:00")
+    message.result.environment = result.get("environment", "game24@1.0.0")
+    message.result.method = result.get("method", "lats")
+    message.nodes.add(id="0")
+    return message
+
+
+async def test_runs_round_trip_and_any_opener_sees_them(store_location):
+    first, second = await opened(store_location), await opened(store_location)
+    try:
+        await first.put(run("r1"))
+        seen = await second.get("r1")
+        assert seen.run_id == "r1" and seen.status == pb.RUN_STATUS_RUNNING
+        assert seen.heartbeat_at and seen.nodes[0].id == "0" and seen.owner == "planner-a"
+        finished = run("r1", status=pb.RUN_STATUS_SOLVED)
+        finished.nodes.add(id="0.0")
+        await second.put(finished)
+        again = await first.get("r1")
+        assert again.status == pb.RUN_STATUS_SOLVED and len(again.nodes) == 2
+        assert again.heartbeat_at == seen.heartbeat_at   # a finished run is not renewed
+        assert await first.get("nobody") is None
+    finally:
+        await first.close()
+        await second.close()
+
+
+async def test_lapsed_runs_become_interrupted_and_renewed_ones_do_not(store_location):
+    store = await opened(store_location)
+    try:
+        await store.put(run("alive", owner="a"))
+        await store.put(run("dead", owner="b"))
+        await store.put(run("done", status=pb.RUN_STATUS_FAILED, owner="b"))
+        await asyncio.sleep(1.2)
+        await store.renew("a", ["alive", "dead"])      # a only renews its own
+        assert await store.interrupt_lapsed(lease_seconds=1.0) == ["dead"]
+        dead = await store.get("dead")
+        assert dead.status == pb.RUN_STATUS_INTERRUPTED
+        assert dead.result.status == pb.RUN_STATUS_INTERRUPTED
+        assert "planner b stopped renewing its lease" in dead.result.error
+        assert dead.nodes[0].id == "0"                     # its tree is kept
+        assert (await store.get("alive")).status == pb.RUN_STATUS_RUNNING
+        assert (await store.get("done")).status == pb.RUN_STATUS_FAILED
+        assert await store.interrupt_lapsed(lease_seconds=1.0) == []
+    finally:
+        await store.close()
+
+
+async def test_concurrent_sweepers_interrupt_each_run_once(store_location):
+    stores = [await opened(store_location) for _ in range(3)]
+    try:
+        for i in range(20):
+            await stores[0].put(run(f"r{i}", owner="gone"))
+        await asyncio.sleep(1.1)
+        swept = await asyncio.gather(*(s.interrupt_lapsed(lease_seconds=1.0) for s in stores))
+        everything = [run_id for ids in swept for run_id in ids]
+        assert sorted(everything) == sorted(f"r{i}" for i in range(20))
+    finally:
+        for store in stores:
+            await store.close()
+
+
+async def test_an_older_sqlite_file_is_migrated(tmp_path):
+    import sqlite3
+
+    path = tmp_path / "old.sqlite3"
+    db = sqlite3.connect(path)
+    db.execute("CREATE TABLE runs (run_id TEXT PRIMARY KEY, status INTEGER NOT NULL, "
+               "task_id TEXT NOT NULL, created_at TEXT NOT NULL, run BLOB NOT NULL)")
+    old = run("old", status=pb.RUN_STATUS_SOLVED)
+    db.execute("INSERT INTO runs VALUES (?, ?, ?, ?, ?)",
+               ("old", old.status, old.task_id, old.created_at, old.SerializeToString()))
+    db.commit()
+    db.close()
+    store = await opened(str(path))
+    try:
+        assert (await store.get("old")).status == pb.RUN_STATUS_SOLVED
+        await store.put(run("new"))
+        assert (await store.get("new")).heartbeat_at
+    finally:
+        await store.close()
+
+
+def test_passwords_never_reach_logs():
+    assert redacted("postgresql://lats:s3cret@db:5432/runs") == "postgresql://lats:***@db:5432/runs"
+    assert redacted("postgresql://lats@db/runs") == "postgresql://lats@db/runs"
