@@ -32,3 +32,7 @@ def health(address: str, service: str, timeout: float) -> None:
         click.echo(f"{address}: {status}", err=True)
         sys.exit(1)
     click.echo(f"{address}: {status}")
+
+
+if __name__ == "__main__":
+    health(prog_name="python -m lats.health")
