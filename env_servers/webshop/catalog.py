@@ -12,6 +12,7 @@ code and inputs share one id.
 
 from __future__ import annotations
 
+import fcntl
 import hashlib
 import json
 import threading
@@ -86,5 +87,10 @@ def open_catalog(settings: WebShopSettings | None = None) -> CatalogStore:
     path = settings.cache_dir / f"webshop-{source.kind}-{catalog_id}.sqlite"
     with _build_lock:
         if not path.is_file():
-            source.build(path, catalog_id)
+            path.parent.mkdir(parents=True, exist_ok=True)
+            # Replicas sharing a cache volume build once: the others wait here.
+            with open(path.with_suffix(".lock"), "a") as lock:
+                fcntl.flock(lock, fcntl.LOCK_EX)
+                if not path.is_file():
+                    source.build(path, catalog_id)
     return CatalogStore(path)

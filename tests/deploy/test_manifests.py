@@ -57,7 +57,7 @@ def test_compose_runs_every_lats_service_unprivileged_and_read_only():
         assert "no-new-privileges:true" in service["security_opt"], name
     coderunner = services["coderunner"]["security_opt"]
     assert "systempaths=unconfined" in coderunner
-    assert "seccomp=deploy/seccomp/coderunner.json" in coderunner
+    assert "seccomp=seccomp/coderunner.json" in coderunner
 
 
 def test_one_variable_points_the_gateway_at_an_openai_compatible_server():
