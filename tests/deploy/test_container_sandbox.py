@@ -70,7 +70,6 @@ def test_the_hazard_suite_passes_inside_the_code_runner_container(deploy_engine,
         assert run.returncode == 0, output[-4000:]
         passed = re.search(r"(\d+) passed", output)
         assert passed and int(passed.group(1)) >= 20, output[-2000:]
-        assert "failed" not in output and "error" not in output.lower().split("passed")[-1]
     finally:
         compose("down", "--volumes", "--remove-orphans", "--timeout", "5", env=env,
                 project=project, check=False, timeout=300)
