@@ -79,7 +79,7 @@ def build_tarball(spec: RootfsSpec, refresh: bool = False) -> Path:
         raise RootfsUnavailable("debootstrap needs root; build the base as root, or use "
                                 "a base image from a registry (--base python:3.11-slim-bookworm)")
     tarball.parent.mkdir(parents=True, exist_ok=True)
-    debs = rootfs_cache() / "debs"
+    debs = rootfs_cache() / f"debs-{spec.image}"  # one per spec: builds may run at once
     debs.mkdir(exist_ok=True)
     with tempfile.TemporaryDirectory(prefix="rootfs-", dir=tarball.parent) as work:
         root = Path(work) / "root"
