@@ -17,6 +17,7 @@ from pathlib import Path
 import click
 import grpc
 
+from lats_runtime.channels import open_channel
 from lats.processes import ServiceStartError, running_services, stop_on_signals
 from lats_pb import llm_pb2, planner_pb2, planner_pb2_grpc
 from planner.event_printer import EventPrinter
@@ -24,7 +25,7 @@ from planner.event_printer import EventPrinter
 
 async def _stream(planner: str, request: planner_pb2.SolveRequest) -> int:
     printer = EventPrinter(sys.stdout)
-    async with grpc.aio.insecure_channel(planner) as channel:
+    async with open_channel(planner) as channel:
         status = planner_pb2.RUN_STATUS_ERROR
         async for event in planner_pb2_grpc.PlannerStub(channel).Solve(request):
             printer.print(event)

@@ -40,6 +40,18 @@ def _literal_family(host: str) -> int | None:
         return None
 
 
+def _resolve(host: str, port: int, address: str) -> list[tuple[int, str]]:
+    """A host name's addresses: its IPv4 ones if it has any, else its IPv6 ones."""
+    for family, version in ((socket.AF_INET, 4), (socket.AF_INET6, 6)):
+        try:
+            infos = socket.getaddrinfo(host, port, family=family, type=socket.SOCK_STREAM)
+        except OSError:
+            continue
+        if infos:
+            return [(version, info[4][0]) for info in infos]
+    raise AddressError(f"cannot resolve {host!r} in {address!r}")
+
+
 def channel_target(address: str) -> str:
     """The gRPC target for an address (see the module docstring).
 
@@ -63,13 +75,7 @@ def channel_target(address: str) -> str:
         if family is not None:
             resolved.append((family, host, port))
             continue
-        try:
-            infos = socket.getaddrinfo(host, int(port), type=socket.SOCK_STREAM)
-        except OSError as error:
-            raise AddressError(f"cannot resolve {host!r} in {address!r}: {error}") from None
-        for info in infos:
-            ip = info[4][0]
-            resolved.append((6 if info[0] == socket.AF_INET6 else 4, ip, port))
+        resolved += [(family, ip, port) for family, ip in _resolve(host, int(port), address)]
     families = {family for family, _, _ in resolved}
     if len(families) > 1:
         raise AddressError(f"{address!r} mixes IPv4 and IPv6 replicas; list one family, or use "

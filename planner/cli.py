@@ -11,6 +11,7 @@ import click
 import grpc
 from google.protobuf import json_format
 
+from lats_runtime.channels import open_channel
 from lats_runtime.serving import ServerOptions, ServiceSpec, serve_forever
 from lats_pb import llm_pb2, planner_pb2, planner_pb2_grpc
 
@@ -112,9 +113,9 @@ def _solve_request(env, task, run_id, method, n, k, depth, w, lam, temperature, 
 
 @click.command()
 @click.option("--planner", "planner_address", required=True, envvar="LATS_PLANNER",
-              help="host:port of the planner.")
+              help="The planner: host:port, a list of replicas, or dns:///name:port.")
 @click.option("--env", "env_address", required=True, envvar="LATS_ENV",
-              help="host:port of the environment server.")
+              help="The environment server: host:port, a list of replicas, or dns:///name:port.")
 @click.option("--task", "task_id", required=True, help="Task id (see the environment's ListTasks).")
 @click.option("--run-id", default=None, help="Name the run (default: generated).")
 @click.option("--fallback-env", default="",
@@ -148,7 +149,7 @@ def solve(planner_address, env_address, task_id, run_id, fallback_env, method, n
 
     async def main() -> int:
         printer = EventPrinter(sys.stdout)
-        async with grpc.aio.insecure_channel(planner_address) as channel:
+        async with open_channel(planner_address) as channel:
             stub = planner_pb2_grpc.PlannerStub(channel)
             status = planner_pb2.RUN_STATUS_ERROR
             try:

@@ -12,6 +12,17 @@ so no run is left RUNNING forever. Times are the database's own clock, so
 planners on machines with skewed clocks agree.
 """
 
-from planner.runs.store import LeaseSettings, RunStore, open_run_store
+from planner.runs.store import LeaseSettings, RunStore
 
 __all__ = ["LeaseSettings", "RunStore", "open_run_store"]
+
+
+def open_run_store(location: str) -> RunStore:
+    """A store for `location`: a postgresql:// URL, else a SQLite file path."""
+    if location.startswith(("postgresql://", "postgres://")):
+        from planner.runs.postgres import PostgresRunStore
+
+        return PostgresRunStore(location)
+    from planner.runs.sqlite import SqliteRunStore
+
+    return SqliteRunStore(location)

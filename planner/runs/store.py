@@ -71,14 +71,3 @@ class RunStore(abc.ABC):
     @abc.abstractmethod
     async def close(self) -> None:
         """Releases connections."""
-
-
-def open_run_store(location: str) -> RunStore:
-    """A store for `location`: a postgresql:// URL, else a SQLite file path."""
-    if location.startswith(("postgresql://", "postgres://")):
-        from planner.runs.postgres import PostgresRunStore
-
-        return PostgresRunStore(location)
-    from planner.runs.sqlite import SqliteRunStore
-
-    return SqliteRunStore(location)

@@ -77,3 +77,34 @@ async def test_local_backend_with_a_missing_model_fails_clearly(tmp_path):
     assert code != 0
     assert "Traceback" not in stderr
     assert stderr.strip().splitlines()[-1].startswith("Error: cannot start the local backend")
+
+
+async def test_upstream_retries_that_outlast_the_deadline_are_refused_at_start():
+    code, stderr = await run_to_exit("--backend", "openai", "--model", "m", "--base-url",
+                                     "http://127.0.0.1:9/v1", "--timeout", "60",
+                                     "--max-retries", "4", "--deadline", "120", "--port", "0")
+    assert code == 1
+    assert "more than the gateway's --deadline 120s" in stderr and "--max-retries" in stderr
+
+
+async def test_a_scripted_gateway_can_take_a_real_models_time(tmp_path):
+    script = tmp_path / "rules.json"
+    script.write_text(json.dumps([{"name": "any", "responses": ["ok"]}]))
+    process = await asyncio.create_subprocess_exec(
+        *gateway_command(), "--backend", "scripted", "--script", str(script), "--latency", "0.4",
+        "--host", "127.0.0.1", "--port", "0", stdout=asyncio.subprocess.PIPE,
+        stderr=asyncio.subprocess.STDOUT)
+    try:
+        line = (await asyncio.wait_for(process.stdout.readline(), 30)).decode()
+        while "listening on" not in line:
+            line = (await asyncio.wait_for(process.stdout.readline(), 30)).decode()
+        address = line.split("listening on")[1].split()[0]
+        async with GatewayClient(address, timeout=10) as client:
+            started = asyncio.get_running_loop().time()
+            replies = await asyncio.gather(*(client.generate([("user", "hi")]) for _ in range(3)))
+            elapsed = asyncio.get_running_loop().time() - started
+        assert [r.choices[0].text for r in replies] == ["ok"] * 3
+        assert 0.4 <= elapsed < 1.2        # the calls wait, concurrently
+    finally:
+        process.send_signal(signal.SIGTERM)
+        await asyncio.wait_for(process.wait(), 30)
