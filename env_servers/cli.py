@@ -1,58 +1,129 @@
 """`lats serve env NAME`: serve one registered environment until SIGTERM.
 
-Every setting comes from a flag or its environment variable (flags win).
+Each registered domain is a subcommand. It takes the server's options (host,
+port, sessions, snapshot key, deadline) and the domain's own settings, which
+its settings class declares (`env_servers.core.domain_settings`); every
+option falls back to its environment variable, and `--help` shows both.
 """
 
 from __future__ import annotations
 
 import asyncio
+from pathlib import Path
 
 import click
 
 from env_servers.core import EnvSettings, serve_environment
+from env_servers.core.domain_settings import build_settings, settings_options
 from env_servers.core.settings import (
     DEFAULT_MAX_BATCH_ACTIONS,
     DEFAULT_MAX_SESSIONS,
     DEFAULT_SESSION_TTL_SECONDS,
 )
-from env_servers.registry import DOMAINS, load_domain
+from env_servers.registry import UnknownDomain, domain_class, registered_domains
 from lats_runtime.addresses import listen_address
 from lats_runtime.serving import ServerOptions
 
 
-@click.command()
-@click.argument("name", type=click.Choice(sorted(DOMAINS)))
-@click.option("--host", default="127.0.0.1", envvar="LATS_HOST", show_default=True,
-              show_envvar=True, help="Interface to listen on.")
-@click.option("--port", default=50051, type=click.IntRange(0, 65535), envvar="LATS_PORT",
-              show_default=True, show_envvar=True, help="Port to listen on (0 = any free port).")
-@click.option("--max-sessions", default=DEFAULT_MAX_SESSIONS, type=click.IntRange(min=1),
-              envvar="LATS_MAX_SESSIONS", show_default=True, show_envvar=True,
-              help="Open sessions allowed before Reset/Restore answer RESOURCE_EXHAUSTED.")
-@click.option("--session-ttl", default=DEFAULT_SESSION_TTL_SECONDS,
-              type=click.FloatRange(min=0, min_open=True), envvar="LATS_SESSION_TTL",
-              show_default=True, show_envvar=True,
-              help="Seconds a session may stay idle before it expires.")
-@click.option("--max-batch-actions", default=DEFAULT_MAX_BATCH_ACTIONS, type=click.IntRange(min=1),
-              envvar="LATS_MAX_BATCH_ACTIONS", show_default=True, show_envvar=True,
-              help="Most actions one stateless Transition call may carry.")
-@click.option("--snapshot-key", default=None, envvar="LATS_SNAPSHOT_KEY", show_envvar=True,
-              help="Secret that signs snapshot blobs; replicas must share it. "
-                   "Unset: a random per-process key.")
-@click.option("--deadline", default=120.0, type=click.FloatRange(min=0, min_open=True),
-              envvar="LATS_DEADLINE", show_default=True, show_envvar=True,
-              help="Seconds a single call may run before DEADLINE_EXCEEDED.")
-def serve_env(name: str, host: str, port: int, max_sessions: int, session_ttl: float,
-              max_batch_actions: int, snapshot_key: str | None, deadline: float) -> None:
-    """Serve the environment NAME over gRPC (lats.v1.Environment)."""
-    domain = load_domain(name)
-    settings = EnvSettings(
-        max_sessions=max_sessions,
-        session_ttl_seconds=session_ttl,
-        max_batch_actions=max_batch_actions,
-        snapshot_key=snapshot_key,
-    )
-    options = ServerOptions(
-        address=listen_address(host, port), unary_deadline_seconds=deadline
-    )
-    asyncio.run(serve_environment(domain, settings, options))
+def server_options() -> list[click.Option]:
+    """The options every environment server takes, whatever its domain."""
+    return [
+        click.Option(["--host"], default="127.0.0.1", envvar="LATS_HOST", show_default=True,
+                     show_envvar=True, help="Interface to listen on (0.0.0.0 in a container)."),
+        click.Option(["--port"], default=50051, type=click.IntRange(0, 65535),
+                     envvar="LATS_PORT", show_default=True, show_envvar=True,
+                     help="Port to listen on (0 = any free port)."),
+        click.Option(["--max-sessions"], default=DEFAULT_MAX_SESSIONS,
+                     type=click.IntRange(min=1), envvar="LATS_MAX_SESSIONS", show_default=True,
+                     show_envvar=True,
+                     help="Open sessions allowed before Reset/Restore answer RESOURCE_EXHAUSTED."),
+        click.Option(["--session-ttl"], default=DEFAULT_SESSION_TTL_SECONDS,
+                     type=click.FloatRange(min=0, min_open=True), envvar="LATS_SESSION_TTL",
+                     show_default=True, show_envvar=True,
+                     help="Seconds a session may stay idle before it expires."),
+        click.Option(["--max-batch-actions"], default=DEFAULT_MAX_BATCH_ACTIONS,
+                     type=click.IntRange(min=1), envvar="LATS_MAX_BATCH_ACTIONS",
+                     show_default=True, show_envvar=True,
+                     help="Most actions one stateless Transition call may carry."),
+        click.Option(["--snapshot-key"], default=None, envvar="LATS_SNAPSHOT_KEY",
+                     show_envvar=True,
+                     help="Secret that signs snapshot blobs; replicas must share it. "
+                          "Unset (and no --snapshot-key-file): a random per-process key."),
+        click.Option(["--snapshot-key-file"], default=None, envvar="LATS_SNAPSHOT_KEY_FILE",
+                     show_envvar=True,
+                     type=click.Path(exists=True, dir_okay=False, path_type=Path),
+                     help="File holding the snapshot key (a mounted Secret); "
+                          "--snapshot-key wins."),
+        click.Option(["--deadline"], default=120.0, type=click.FloatRange(min=0, min_open=True),
+                     envvar="LATS_DEADLINE", show_default=True, show_envvar=True,
+                     help="Seconds a single call may run before DEADLINE_EXCEEDED."),
+    ]
+
+
+def snapshot_key_of(key: str | None, key_file: Path | None) -> str | None:
+    """The key given directly, else the stripped content of the key file."""
+    if key:
+        return key
+    if key_file is None:
+        return None
+    text = key_file.read_text(encoding="utf-8").strip()
+    if not text:
+        raise click.BadParameter(f"{key_file} is empty", param_hint="--snapshot-key-file")
+    return text
+
+
+def domain_command(name: str) -> click.Command:
+    """`lats serve env NAME`: the server's options plus the domain's settings."""
+    cls = domain_class(name)
+    settings_class = cls.settings_class
+    domain_params = settings_options(settings_class) if settings_class else []
+
+    def serve(host: str, port: int, max_sessions: int, session_ttl: float,
+              max_batch_actions: int, snapshot_key: str | None,
+              snapshot_key_file: Path | None, deadline: float, **domain_values) -> None:
+        settings = None
+        if settings_class is not None:
+            try:
+                settings = build_settings(settings_class, domain_values)
+            except ValueError as error:
+                raise click.UsageError(str(error)) from error
+        domain = cls(settings) if settings_class is not None else cls()
+        server_settings = EnvSettings(
+            max_sessions=max_sessions, session_ttl_seconds=session_ttl,
+            max_batch_actions=max_batch_actions,
+            snapshot_key=snapshot_key_of(snapshot_key, snapshot_key_file))
+        options = ServerOptions(address=listen_address(host, port),
+                                unary_deadline_seconds=deadline)
+        asyncio.run(serve_environment(domain, server_settings, options))
+
+    return click.Command(
+        name, callback=serve, params=[*server_options(), *domain_params],
+        help=f"{cls.description}\n\nServes the environment {name} over gRPC "
+             "(lats.v1.Environment) until SIGTERM.")
+
+
+class EnvironmentCommands(click.Group):
+    """One subcommand per registered domain, built when asked for."""
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        return sorted(registered_domains())
+
+    def get_command(self, ctx: click.Context, name: str) -> click.Command | None:
+        try:
+            return domain_command(name)
+        except UnknownDomain as error:
+            raise click.UsageError(str(error), ctx) from None
+        except Exception as error:  # a broken plugin: say so, do not hide the others
+            return click.Command(name, short_help=f"unavailable: {error}"[:70],
+                                 callback=_unavailable(name, error))
+
+
+def _unavailable(name: str, error: Exception):
+    def fail() -> None:
+        raise click.ClickException(f"environment {name!r} cannot be loaded: "
+                                   f"{type(error).__name__}: {error}")
+    return fail
+
+
+serve_env = EnvironmentCommands(
+    "env", help="Serve one environment over gRPC until SIGTERM: lats serve env NAME [OPTIONS].")

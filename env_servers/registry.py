@@ -1,16 +1,30 @@
 """Which environments `lats serve env NAME` can serve: name -> "module:Class".
 
-A new environment adds one line here; its class must implement
-`env_servers.core.Domain` and be constructible without arguments.
+The built-in domains are listed here. An installed package adds its own by
+declaring an entry point in the group `lats.environments`, e.g. in its
+pyproject.toml:
+
+    [project.entry-points."lats.environments"]
+    countdown = "countdown_env.domain:CountdownDomain"
+
+The class must implement `env_servers.core.Domain`; it is built as
+`Class(settings)` when it declares a `settings_class`, else as `Class()`.
+A plugin cannot replace a built-in name.
 """
 
 from __future__ import annotations
 
 import importlib
+import logging
+from importlib import metadata
 
 from env_servers.core import Domain
 
-DOMAINS: dict[str, str] = {
+log = logging.getLogger(__name__)
+
+ENTRY_POINT_GROUP = "lats.environments"
+
+BUILTIN_DOMAINS: dict[str, str] = {
     "game24": "env_servers.game24.domain:Game24Domain",
     "webshop": "env_servers.webshop.domain:WebShopDomain",
     "coderunner": "env_servers.coderunner.domain:CodeRunnerDomain",
@@ -19,14 +33,45 @@ DOMAINS: dict[str, str] = {
 }
 
 
-def load_domain(name: str) -> Domain:
-    """A new instance of the domain registered as `name` (KeyError if none)."""
+class UnknownDomain(KeyError):
+    """No domain is registered under the name; the message lists the known ones."""
+
+    def __str__(self) -> str:
+        return str(self.args[0])
+
+
+def registered_domains() -> dict[str, str]:
+    """Every servable domain: the built-ins, then entry points of installed packages."""
+    domains = dict(BUILTIN_DOMAINS)
+    for entry in metadata.entry_points(group=ENTRY_POINT_GROUP):
+        if entry.name in BUILTIN_DOMAINS:
+            if entry.value != BUILTIN_DOMAINS[entry.name]:
+                log.warning("entry point %s = %s ignored: %r is a built-in environment",
+                            entry.name, entry.value, entry.name)
+            continue
+        domains.setdefault(entry.name, entry.value)
+    return domains
+
+
+def domain_class(name: str) -> type[Domain]:
+    """The class registered as `name` (UnknownDomain if none; ImportError if it fails)."""
+    domains = registered_domains()
     try:
-        target = DOMAINS[name]
+        target = domains[name]
     except KeyError:
-        raise KeyError(
-            f"unknown environment {name!r}; known: {', '.join(sorted(DOMAINS))}"
-        ) from None
+        raise UnknownDomain(
+            f"unknown environment {name!r}; known: {', '.join(sorted(domains))}") from None
     module_name, _, class_name = target.partition(":")
-    domain_class = getattr(importlib.import_module(module_name), class_name)
-    return domain_class()
+    found = getattr(importlib.import_module(module_name), class_name)
+    if not (isinstance(found, type) and issubclass(found, Domain)):
+        raise TypeError(f"{target} (environment {name!r}) is not a env_servers.core.Domain")
+    return found
+
+
+def load_domain(name: str, settings=None) -> Domain:
+    """A new instance of the domain `name`: with `settings` (default: the settings
+    class's defaults) when it declares a settings class."""
+    cls = domain_class(name)
+    if cls.settings_class is None:
+        return cls()
+    return cls(settings if settings is not None else cls.settings_class())

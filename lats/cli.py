@@ -11,6 +11,8 @@ Subcommands are contributed by the packages that own them:
   lats bench               lats.bench.cli
   lats wiki ...            env_servers.wiki.cli
   lats webshop ...         env_servers.webshop.cli
+  lats health ADDR         lats.health
+  lats deploy ...          lats.deploy.cli
 """
 
 from __future__ import annotations
@@ -41,6 +43,8 @@ def _register() -> None:
     from env_servers.wiki.cli import wiki
     from lats.bench.cli import bench
     from lats.conformance.cli import conformance
+    from lats.deploy.cli import deploy
+    from lats.health import health
     from lats.demo import demo
     from llm_gateway.model_cli import model
     from llm_gateway.cli import serve_gateway
@@ -56,6 +60,8 @@ def _register() -> None:
     main.add_command(bench, "bench")
     main.add_command(wiki, "wiki")
     main.add_command(webshop, "webshop")
+    main.add_command(health, "health")
+    main.add_command(deploy, "deploy")
 
 
 _register()

@@ -41,6 +41,8 @@ class ServerOptions:
     max_message_bytes: int = DEFAULT_MAX_MESSAGE_BYTES
     unary_deadline_seconds: float = 120.0
     grace_seconds: float = 5.0
+    # False: health answers NOT_SERVING until the owner calls set_serving(True).
+    serving_at_start: bool = True
     extra_options: list[tuple[str, int]] = field(default_factory=list)
 
 
@@ -84,9 +86,15 @@ class RunningServer:
         self._health = health_servicer
         self._names = names
 
+    async def set_serving(self, serving: bool) -> None:
+        """Health of the server ("") and of every hosted service: SERVING or NOT_SERVING."""
+        status = (health_pb2.HealthCheckResponse.SERVING if serving
+                  else health_pb2.HealthCheckResponse.NOT_SERVING)
+        for name in ["", *self._names]:
+            await self._health.set(name, status)
+
     async def stop(self, grace: float | None = 5.0) -> None:
-        for name in self._names:
-            await self._health.set(name, health_pb2.HealthCheckResponse.NOT_SERVING)
+        await self.set_serving(False)
         await self.server.stop(grace)
 
     async def wait(self) -> None:
@@ -120,9 +128,9 @@ async def start_server(
     if port == 0:
         raise OSError(f"could not bind {options.address}: is the port in use?")
     await server.start()
-    for name in ["", *names]:
-        await health_servicer.set(name, health_pb2.HealthCheckResponse.SERVING)
-    return RunningServer(server, port, health_servicer, names)
+    running = RunningServer(server, port, health_servicer, names)
+    await running.set_serving(options.serving_at_start)
+    return running
 
 
 def bound_address(address: str, port: int) -> str:

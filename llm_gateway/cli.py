@@ -20,10 +20,12 @@ DEFAULT_PORT = 50052
 
 @click.command("gateway")
 @click.option("--backend", "backend_name", type=click.Choice(BACKEND_NAMES),
-              default="local", show_default=True, envvar="LATS_GATEWAY_BACKEND",
-              show_envvar=True, help="Where generations come from.")
+              default=None, show_default="local, or openai when --base-url is set",
+              envvar="LATS_GATEWAY_BACKEND", show_envvar=True,
+              help="Where generations come from.")
 @click.option("--model", default="", envvar="LATS_MODEL", show_envvar=True,
-              help="Model name (openai: required; local: '' = the default model).")
+              help="Model name (openai: '' = the endpoint's only served model; "
+                   "local: '' = the default model).")
 @click.option("--base-url", default=None, envvar="OPENAI_BASE_URL", show_envvar=True,
               help="OpenAI-compatible endpoint, e.g. http://127.0.0.1:8000/v1.")
 @click.option("--api-key", default=None, envvar="OPENAI_API_KEY", show_envvar=True,
@@ -81,6 +83,7 @@ def serve_gateway(backend_name: str, model: str, base_url: str | None,
                   timeout: float, max_retries: int, host: str, port: int,
                   deadline: float) -> None:
     """Serve the LLM gateway (lats.v1.LlmGateway) until SIGTERM."""
+    backend_name = backend_name or ("openai" if base_url else "local")
     settings = GatewaySettings(max_n=max_n, max_tokens_limit=max_tokens_limit,
                                max_concurrency=max_concurrency)
     options = ServerOptions(address=f"{host}:{port}", unary_deadline_seconds=deadline)

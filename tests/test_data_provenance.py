@@ -3,7 +3,7 @@
 import hashlib
 from pathlib import Path
 
-DATA = Path(__file__).resolve().parents[1] / "data"
+DATA = Path(__file__).resolve().parents[1] / "lats_data"
 
 
 def _sums() -> dict[str, str]:
@@ -15,10 +15,10 @@ def test_every_data_file_has_a_checksum_and_a_provenance_row():
     readme = (DATA / "README.md").read_text()
     sums = _sums()
     for path in DATA.iterdir():
-        if path.name in {"README.md", "SHA256SUMS"}:
+        if path.name in {"README.md", "SHA256SUMS", "__init__.py", "__pycache__"}:
             continue
-        assert path.name in sums, f"{path.name} has no line in data/SHA256SUMS"
-        assert f"`{path.name}`" in readme, f"{path.name} has no provenance row in data/README.md"
+        assert path.name in sums, f"{path.name} has no line in lats_data/SHA256SUMS"
+        assert f"`{path.name}`" in readme, f"{path.name} has no provenance row in lats_data/README.md"
 
 
 def test_vendored_files_match_their_checksums():

@@ -1,6 +1,6 @@
-"""`python -m env_servers.coderunner ...`: serve the code runner with its own flags."""
+"""`python -m env_servers.coderunner ...`: same as `lats serve env coderunner ...`."""
 
-from env_servers.coderunner.cli import serve_coderunner
+from env_servers.cli import domain_command
 
 if __name__ == "__main__":
-    serve_coderunner(prog_name="python -m env_servers.coderunner")
+    domain_command("coderunner").main(prog_name="python -m env_servers.coderunner")

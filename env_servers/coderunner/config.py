@@ -1,18 +1,21 @@
-"""Settings of the code-runner environment, from flags or LATS_CODERUNNER_* variables."""
+"""Settings of the code-runner environment (`lats serve env coderunner --help`).
+
+Each field is a flag of `lats serve env coderunner` with a LATS_CODERUNNER_*
+variable as its fallback; the limits are for library users.
+"""
 
 from __future__ import annotations
 
-import os
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from env_servers.core.domain_settings import setting
 from env_servers.sandbox.base import Limits
 
 SANDBOXES = ("bwrap", "docker", "process")
 REWARD_MODES = ("none", "oracle")
 DEFAULT_INTERNAL_TESTS = 4
 MAX_INTERNAL_TESTS = 20
-ENV_PREFIX = "LATS_CODERUNNER_"
 
 
 @dataclass(frozen=True)
@@ -26,12 +29,30 @@ class CodeRunnerConfig:
     the search; Describe reports reward_mode "oracle").
     """
 
-    sandbox: str = "bwrap"
-    allow_insecure_sandbox: bool = False
-    reward_mode: str = "none"
-    internal_tests: int = DEFAULT_INTERNAL_TESTS
-    data_dir: Path | None = None
-    extra_task_files: tuple[Path, ...] = ()
+    sandbox: str = setting(
+        "bwrap", env="LATS_CODERUNNER_SANDBOX", choices=SANDBOXES,
+        help="Where programs run. 'process' is NOT isolated and needs "
+             "--allow-insecure-sandbox.")
+    allow_insecure_sandbox: bool = setting(
+        False, env="LATS_CODERUNNER_ALLOW_INSECURE_SANDBOX",
+        help="Permit --sandbox process (development only: no isolation).")
+    reward_mode: str = setting(
+        "none", env="LATS_CODERUNNER_REWARD_MODE", choices=REWARD_MODES,
+        help="none: rewards come from the model's own tests only; hidden tests run in "
+             "Score alone. oracle: the official LATS code's behaviour, where hidden tests "
+             "steer the search and end it; reported by Describe as reward_mode 'oracle'.")
+    internal_tests: int = setting(
+        DEFAULT_INTERNAL_TESTS, env="LATS_CODERUNNER_INTERNAL_TESTS", min=1,
+        max=MAX_INTERNAL_TESTS,
+        help="Asserts the setup prompt asks for, and the most kept per problem.")
+    data_dir: Path | None = setting(
+        None, env="LATS_CODERUNNER_DATA", must_exist=True, file_okay=False,
+        help="Folder holding the benchmark files (default: the vendored ones).")
+    extra_task_files: tuple[Path, ...] = setting(
+        (), env="LATS_CODERUNNER_TASK_FILES", flag="--task-file", must_exist=True,
+        dir_okay=False,
+        help="Extra problems (HumanEval, MultiPL-E or MBPP format); each file becomes a "
+             "split named after it. Repeatable; the variable separates paths with ':'.")
     step_limits: Limits = field(default_factory=lambda: Limits(wall_seconds=5.0, cpu_seconds=5))
     score_limits: Limits = field(default_factory=lambda: Limits(wall_seconds=10.0, cpu_seconds=10))
 
@@ -47,22 +68,3 @@ class CodeRunnerConfig:
         if not 1 <= self.internal_tests <= MAX_INTERNAL_TESTS:
             raise ValueError(f"internal tests must be 1..{MAX_INTERNAL_TESTS}, "
                              f"got {self.internal_tests}")
-
-    @classmethod
-    def from_environment(cls, environ: dict[str, str] | None = None) -> CodeRunnerConfig:
-        """The config that LATS_CODERUNNER_SANDBOX, _ALLOW_INSECURE_SANDBOX, _REWARD_MODE,
-        _INTERNAL_TESTS and _TASK_FILES (os.pathsep-separated) describe; the data
-        directory comes from LATS_CODERUNNER_DATA (see tasks.default_data_dir)."""
-        env = os.environ if environ is None else environ
-
-        def get(name: str, default: str = "") -> str:
-            return env.get(ENV_PREFIX + name, default).strip()
-
-        files = tuple(Path(p) for p in get("TASK_FILES").split(os.pathsep) if p)
-        return cls(
-            sandbox=get("SANDBOX", "bwrap"),
-            allow_insecure_sandbox=get("ALLOW_INSECURE_SANDBOX").lower() in ("1", "true", "yes"),
-            reward_mode=get("REWARD_MODE", "none"),
-            internal_tests=int(get("INTERNAL_TESTS", str(DEFAULT_INTERNAL_TESTS))),
-            extra_task_files=files,
-        )

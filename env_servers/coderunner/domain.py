@@ -77,8 +77,10 @@ class CodeRunnerDomain(Domain):
         "of them passed. Score runs the benchmark's hidden tests on the latest program."
     )
 
+    settings_class = CodeRunnerConfig
+
     def __init__(self, config: CodeRunnerConfig | None = None, sandbox: Sandbox | None = None):
-        self.config = config or CodeRunnerConfig.from_environment()
+        self.config = config or CodeRunnerConfig()
         self.tasks = TaskSet(self.config.data_dir, self.config.extra_task_files)
         self._sandbox = sandbox
         if self._sandbox is None:

@@ -1,7 +1,7 @@
 """The task sets the code runner serves: vendored benchmarks plus any extra files.
 
-Splits (the first is the default), read from `data/` at the repository root
-(or the directory in LATS_CODERUNNER_DATA):
+Splits (the first is the default), read from the vendored files of package
+lats_data (or from the folder the settings name, `--data-dir` / LATS_CODERUNNER_DATA):
   humaneval       HumanEval, 164 problems (ids HumanEval/0 ...)
   lats-humaneval  the 160-problem MultiPL-E HumanEval the LATS code used (HumanEval_23_strlen ...)
   lats-mbpp       the LATS paper's 397-problem MBPP subset (mbpp_234_volume_cube ...)
@@ -12,28 +12,20 @@ An extra file in one of these formats becomes a split named after the file
 
 from __future__ import annotations
 
-import os
 import re
 from collections.abc import Sequence
 from pathlib import Path
 
 from env_servers.coderunner.problems import Problem, load_problems
 from env_servers.core.errors import InvalidRequest, TaskNotFound
+from lats_runtime.resources import data_file
 
-DATA_ENV_VAR = "LATS_CODERUNNER_DATA"
 BUILTIN_SPLITS = {
     "humaneval": "HumanEval.jsonl.gz",
     "lats-humaneval": "lats_humaneval-py.jsonl",
     "lats-mbpp": "lats_mbpp-py.jsonl",
     "mbpp-sanitized": "sanitized-mbpp.json",
 }
-
-
-def default_data_dir() -> Path:
-    configured = os.environ.get(DATA_ENV_VAR)
-    if configured:
-        return Path(configured)
-    return Path(__file__).resolve().parents[2] / "data"
 
 
 def split_name(path: Path) -> str:
@@ -45,8 +37,8 @@ class TaskSet:
     """Problems by split and by task id (ids are unique across all splits)."""
 
     def __init__(self, data_dir: Path | None = None, extra_files: Sequence[Path] = ()):
-        data_dir = data_dir or default_data_dir()
-        self._files = {split: data_dir / name for split, name in BUILTIN_SPLITS.items()}
+        self._files = {split: (data_dir / name if data_dir else data_file(name))
+                       for split, name in BUILTIN_SPLITS.items()}
         for path in extra_files:
             name = split_name(path)
             if name in self._files:
@@ -68,8 +60,8 @@ class TaskSet:
             path = self._files[split]
             if not path.is_file():
                 raise FileNotFoundError(
-                    f"task file {path} of split {split!r} is missing; set {DATA_ENV_VAR} "
-                    "to the directory holding the benchmark files"
+                    f"task file {path} of split {split!r} is missing; give --data-dir "
+                    "(LATS_CODERUNNER_DATA) the folder holding the benchmark files"
                 )
             problems = load_problems(path)
             for problem in problems:

@@ -101,12 +101,19 @@ class ScoreResult:
 
 
 class Domain(abc.ABC):
-    """One kind of task, served by `EnvironmentServicer`."""
+    """One kind of task, served by `EnvironmentServicer`.
+
+    `settings_class` (optional) is a frozen dataclass of `setting()` fields
+    (env_servers.core.domain_settings); a domain that declares one is built as
+    `DomainClass(settings)` and `lats serve env NAME` offers its fields as flags.
+    Without one it is built as `DomainClass()`.
+    """
 
     name: ClassVar[str]
     version: ClassVar[str]
     description: ClassVar[str]
     offload_sync_calls: ClassVar[bool] = False
+    settings_class: ClassVar[type | None] = None
 
     @abc.abstractmethod
     def describe(self) -> DomainDescription:
@@ -137,4 +144,12 @@ class Domain(abc.ABC):
 
     def close(self) -> MaybeAwaitable[None]:
         """Releases domain-wide resources when the server stops."""
+        return None
+
+    def ready(self) -> MaybeAwaitable[None]:
+        """Returns once the domain can answer calls (e.g. its catalog is built).
+
+        Served domains report NOT_SERVING on the gRPC health service until then,
+        so readiness probes and balancers wait for it; calls made earlier wait too.
+        """
         return None

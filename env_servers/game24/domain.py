@@ -14,7 +14,6 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from fractions import Fraction
-from pathlib import Path
 from typing import Any
 
 from lats_pb import environment_pb2
@@ -34,6 +33,7 @@ from env_servers.game24.actions import ANSWER_EXAMPLE, STEP_EXAMPLE
 from env_servers.game24.numbers import format_number, format_numbers, parse_number
 from env_servers.game24.prompts import prompt_pack
 from env_servers.game24.rules import judge
+from env_servers.game24.settings import Game24Settings
 from env_servers.game24.tasks import SPLITS, PuzzleSet
 
 MAX_INLINE_NUMBERS = 6
@@ -70,8 +70,11 @@ class Game24Domain(Domain):
         "fractions; a correct answer scores 1."
     )
 
-    def __init__(self, data_path: Path | None = None):
-        self.puzzles = PuzzleSet(data_path)
+    settings_class = Game24Settings
+
+    def __init__(self, settings: Game24Settings | None = None):
+        self.settings = settings or Game24Settings()
+        self.puzzles = PuzzleSet(self.settings.data)
 
     def describe(self) -> DomainDescription:
         return DomainDescription(

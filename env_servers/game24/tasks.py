@@ -1,33 +1,29 @@
-"""The Game-of-24 puzzles (data/24.csv) and their splits.
+"""The Game-of-24 puzzles (the vendored 24.csv) and their splits.
 
 Task ids are `game24/<row>` with the 0-based row of the puzzle list. Splits:
 `test` = rows 900-999 (the standard Tree-of-Thoughts split, the default),
 `train` = every other row, `all` = every row.
 
-The csv is found at `LATS_GAME24_DATA` if set, else `data/24.csv` at the root
-of the repository.
+The csv is the one the settings name (`--data` / LATS_GAME24_DATA), else the
+vendored `24.csv` of package lats_data.
 """
 
 from __future__ import annotations
 
 import csv
-import os
 import re
 from pathlib import Path
 
 from env_servers.core.errors import InvalidRequest, TaskNotFound
+from lats_runtime.resources import data_file
 
-DATA_ENV_VAR = "LATS_GAME24_DATA"
 TEST_ROWS = range(900, 1000)
 SPLITS = ("test", "train", "all")
 _TASK_ID = re.compile(r"^game24/(\d{1,6})$")
 
 
 def default_data_path() -> Path:
-    configured = os.environ.get(DATA_ENV_VAR)
-    if configured:
-        return Path(configured)
-    return Path(__file__).resolve().parents[2] / "data" / "24.csv"
+    return data_file("24.csv")
 
 
 def task_id(row: int) -> str:
@@ -44,8 +40,8 @@ class PuzzleSet:
                 rows = list(csv.DictReader(handle))
         except FileNotFoundError as error:
             raise FileNotFoundError(
-                f"Game-of-24 puzzles not found at {path}; set {DATA_ENV_VAR} "
-                "to the path of 24.csv"
+                f"Game-of-24 puzzles not found at {path}; give --data (LATS_GAME24_DATA) "
+                "the path of a puzzle csv"
             ) from error
         self._puzzles = [tuple(int(n) for n in row["Puzzles"].split()) for row in rows]
 

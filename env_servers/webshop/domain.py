@@ -30,9 +30,10 @@ from env_servers.core import (
     TaskNotFound,
     TaskSpec,
 )
-from env_servers.webshop.catalog import CatalogSource, open_catalog
+from env_servers.webshop.catalog import open_catalog
 from env_servers.webshop.goals import SPLITS
 from env_servers.webshop.prompts import MAX_DEPTH, prompt_pack
+from env_servers.webshop.settings import WebShopSettings
 from env_servers.webshop.shop import ForeignState, Shop, UnknownTask
 
 MAX_STEPS = MAX_DEPTH
@@ -61,16 +62,18 @@ class WebShopDomain(Domain):
     name = "webshop"
     version = "1.0.0"
     description = (
-        "WebShop (Yao et al. 2022): buy the product a human instruction describes in a "
+        "WebShop (Yao, Chen, Yang and Narasimhan, 2022): buy the product a human instruction "
+        "describes in a "
         "simulated shop. Search, browse result pages, open items, pick options and buy; the "
         "reward scores the bought product's type, attributes, options and price against the "
         "goal. The catalog is generated from WebShop's 12,087 human instructions with "
         "contrastive distractors, or loaded from WebShop's own files."
     )
     offload_sync_calls = True
+    settings_class = WebShopSettings
 
-    def __init__(self, source: CatalogSource | None = None):
-        self._source = source
+    def __init__(self, settings: WebShopSettings | None = None):
+        self.settings = settings or WebShopSettings()
         self._shop: Shop | None = None
         self._error: BaseException | None = None
         self._ready = threading.Event()
@@ -78,11 +81,15 @@ class WebShopDomain(Domain):
 
     def _open(self) -> None:
         try:
-            self._shop = Shop(open_catalog(self._source))
+            self._shop = Shop(open_catalog(self.settings))
         except BaseException as error:  # surfaced by the first call that needs the shop
             self._error = error
         finally:
             self._ready.set()
+
+    def ready(self) -> None:
+        """Waits for the catalog (built on first use: about 20 s); raises if it failed."""
+        self.shop  # noqa: B018 - waits, and raises the build's error
 
     @property
     def shop(self) -> Shop:

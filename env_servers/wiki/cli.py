@@ -15,7 +15,16 @@ from env_servers.wiki.hotpot_files import HotpotFileError
 from env_servers.wiki.index import build_index
 from env_servers.wiki.offline import OfflineCorpus
 from env_servers.wiki.pages import not_found_observation
+from env_servers.core.domain_settings import settings_from_environment
 from env_servers.wiki.settings import WikiSettings
+
+
+def _settings() -> WikiSettings:
+    """The settings `lats serve env hotpotqa` would get from the LATS_WIKI_* variables."""
+    try:
+        return settings_from_environment(WikiSettings)
+    except ValueError as error:
+        raise click.ClickException(str(error)) from error
 
 
 @click.group()
@@ -32,7 +41,7 @@ def wiki() -> None:
 def index(files: tuple[Path, ...], output: Path | None) -> None:
     """Index HotPotQA distractor-setting FILES (the vendored JSONL, or the original
     hotpot_dev_distractor_v1.json) into a SQLite full-text index."""
-    settings = WikiSettings.from_env()
+    settings = _settings()
     target = output or offline_index_path(
         WikiSettings(data_files=files, cache_dir=settings.cache_dir))
     try:
@@ -53,7 +62,7 @@ def search(entity: str, index_path: Path | None) -> None:
     """Print what Search[ENTITY] shows on the offline index."""
     from env_servers.wiki.corpora import open_offline
 
-    settings = WikiSettings.from_env()
+    settings = _settings()
     corpus = OfflineCorpus(index_path) if index_path else open_offline(settings)
     try:
         result = corpus.search(entity)

@@ -8,7 +8,7 @@ its parent's page and lookup cursor. The gold answer is not in the state
 either (blobs are signed, not encrypted): it is looked up by task id, except
 for inline tasks, whose caller supplied it.
 
-Rewards (`LATS_HOTPOTQA_REWARD_MODE`, reported as Describe.reward_mode):
+Rewards (`--reward-mode` / LATS_HOTPOTQA_REWARD_MODE, reported as Describe.reward_mode):
   honest (default)  every Step reward is 0; Finish says "Episode finished.";
                     the gold answer is used only by Score.
   oracle            Finish earns 1 on an exact match after HotPotQA
@@ -80,9 +80,10 @@ class _HotpotDomain(Domain):
     """What both HotPotQA domains share: tasks, reset, rewards, scoring."""
 
     version = "1.0.0"
+    settings_class = WikiSettings
 
     def __init__(self, settings: WikiSettings | None = None, corpus: Corpus | None = None):
-        self.settings = settings or WikiSettings.from_env()
+        self.settings = settings or WikiSettings()
         self.corpus = corpus if corpus is not None else open_corpus(self.settings)
         offline = self.corpus.name == "offline"
         indexed = self.corpus.questions() if offline else ()

@@ -149,8 +149,12 @@ def report(store: BenchStore, out: Path, samples: bool | None, labels=()) -> Non
     if not console.is_terminal:     # a log or a pipe: never fold the table
         console = Console(width=250)
     console.print(to_rich(rows))
-    plot = plot_success_vs_k(records, out / "success_vs_k.png")
-    written = [out / "results.jsonl", out / "summary.md", plot]
+    written = [out / "results.jsonl", out / "summary.md"]
+    try:
+        written.append(plot_success_vs_k(records, out / "success_vs_k.png"))
+    except ImportError:
+        click.echo("no success_vs_k.png: plotting needs the `plot` extra "
+                   "(pip install 'lats-platform[plot]')", err=True)
     programming = any(r["environment"].split("@")[0] in PROGRAMMING_ENVIRONMENTS
                       for r in records)
     if samples or (samples is None and programming):

@@ -258,7 +258,8 @@ class LocalBackend(Backend):
         except ImportError as exc:
             raise BackendError(grpc.StatusCode.FAILED_PRECONDITION,
                                f"the local backend needs the llama.cpp runtime: "
-                               f"python -m pip install {RUNTIME_REQUIREMENT}") from exc
+                               f"install the `local` extra, e.g. python -m pip install "
+                               f"'lats-platform[local]' ({RUNTIME_REQUIREMENT})") from exc
         params = xllamacpp.CommonParams()
         params.model.path = str(self._model_path)
         # One KV buffer shared by all slots: the n samples of a call share its

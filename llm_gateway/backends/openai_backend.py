@@ -93,11 +93,7 @@ class OpenAIBackend(Backend):
         backoff_initial: float = 0.5,
         backoff_max: float = 10.0,
     ):
-        if not model:
-            raise ValueError(
-                "the openai backend needs a model name: pass --model or set LATS_MODEL"
-            )
-        self._model = model
+        self._model = model  # "" = the endpoint's only model, asked for at load()
         self._base_url = base_url or os.environ.get("OPENAI_BASE_URL") or None
         self._client = openai.AsyncOpenAI(
             base_url=self._base_url,
@@ -116,11 +112,32 @@ class OpenAIBackend(Backend):
     def model(self) -> str:
         return self._model
 
+    async def load(self) -> None:
+        """Without a model name, takes the endpoint's only served model (vLLM, llama.cpp
+        and TGI serve one); none or several is an error naming --model."""
+        if self._model:
+            return
+        try:
+            served = [entry.id async for entry in self._client.models.list()]
+        except openai.OpenAIError as error:
+            raise BackendError(grpc.StatusCode.UNAVAILABLE,
+                               f"cannot list the models of {self.endpoint} to pick one "
+                               f"({type(error).__name__}: {error}); pass --model or set "
+                               "LATS_MODEL") from error
+        if len(served) != 1:
+            raise BackendError(grpc.StatusCode.FAILED_PRECONDITION,
+                               f"{self.endpoint} serves {len(served)} models "
+                               f"({', '.join(served[:5]) or 'none'}); choose one with --model "
+                               "or LATS_MODEL")
+        self._model = served[0]
+
     @property
     def endpoint(self) -> str:
         return str(self._client.base_url)
 
     async def generate(self, request: GenerationRequest) -> GenerationResult:
+        if not (request.model or self._model):
+            await self.load()
         params = self._params(request)
         collected = _Collected()
         native_error: BackendError | None = None

@@ -4,20 +4,18 @@ from __future__ import annotations
 
 import gzip
 import json
-from pathlib import Path
 
 import pytest
 
 from env_servers.coderunner import CodeRunnerConfig, CodeRunnerDomain
 from env_servers.sandbox import RunRequest, RunResult, Sandbox, make_sandbox
-
-DATA = Path(__file__).resolve().parents[2] / "data"
+from lats_runtime.resources import data_file
 
 
 @pytest.fixture(scope="session")
 def humaneval_records() -> dict[str, dict]:
     """The raw HumanEval records (with canonical solutions), by task id."""
-    with gzip.open(DATA / "HumanEval.jsonl.gz", "rt", encoding="utf-8") as handle:
+    with gzip.open(data_file("HumanEval.jsonl.gz"), "rt", encoding="utf-8") as handle:
         records = [json.loads(line) for line in handle]
     return {record["task_id"]: record for record in records}
 

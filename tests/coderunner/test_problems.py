@@ -12,7 +12,8 @@ from env_servers.coderunner.problems import DatasetError, load_problems
 from env_servers.coderunner.tasks import TaskSet
 from env_servers.sandbox import RunRequest
 from env_servers.sandbox.base import Limits
-from tests.coderunner.conftest import DATA, canonical_program
+from lats_runtime.resources import data_file
+from tests.coderunner.conftest import canonical_program
 
 
 @pytest.mark.parametrize(("name", "count", "first", "entry"), [
@@ -22,7 +23,7 @@ from tests.coderunner.conftest import DATA, canonical_program
     ("sanitized-mbpp.json", 427, "Mbpp/2", "similar_elements"),
 ])
 def test_vendored_datasets_load(name, count, first, entry):
-    problems = load_problems(DATA / name)
+    problems = load_problems(data_file(name))
     assert len(problems) == count
     assert (problems[0].task_id, problems[0].entry_point) == (first, entry)
     assert all(p.prompt.strip() and p.hidden_tests for p in problems)
@@ -30,14 +31,14 @@ def test_vendored_datasets_load(name, count, first, entry):
 
 
 def test_humaneval_hidden_tests_call_check_on_the_entry_point():
-    problem = load_problems(DATA / "HumanEval.jsonl.gz")[0]
+    problem = load_problems(data_file("HumanEval.jsonl.gz"))[0]
     assert problem.hidden_tests[0].rstrip().endswith("check(has_close_elements)")
     assert "def check(candidate):" in problem.hidden_tests[0]
     assert "def check" not in problem.prompt
 
 
 def test_mbpp_tests_carry_their_imports():
-    volume = next(p for p in load_problems(DATA / "sanitized-mbpp.json") if p.task_id == "Mbpp/82")
+    volume = next(p for p in load_problems(data_file("sanitized-mbpp.json")) if p.task_id == "Mbpp/82")
     assert all(test.startswith("import math\nassert ") for test in volume.hidden_tests)
 
 
@@ -73,7 +74,7 @@ def test_task_ids_resolve_across_splits():
 
 async def test_every_humaneval_reference_solution_passes_its_hidden_tests(
         sandbox, humaneval_records):
-    problems = load_problems(DATA / "HumanEval.jsonl.gz")
+    problems = load_problems(data_file("HumanEval.jsonl.gz"))
     limits = Limits(wall_seconds=20.0, cpu_seconds=20)
     results = await asyncio.gather(*(
         sandbox.run(RunRequest(canonical_program(humaneval_records[p.task_id]), p.hidden_tests,
@@ -88,8 +89,8 @@ async def test_every_humaneval_reference_solution_passes_its_hidden_tests(
 
 async def test_every_sanitized_mbpp_reference_solution_passes_its_hidden_tests(sandbox):
     raw = {f"Mbpp/{r['task_id']}": r["code"]
-           for r in json.loads((DATA / "sanitized-mbpp.json").read_text())}
-    problems = load_problems(DATA / "sanitized-mbpp.json")
+           for r in json.loads((data_file("sanitized-mbpp.json")).read_text())}
+    problems = load_problems(data_file("sanitized-mbpp.json"))
     limits = Limits(wall_seconds=20.0, cpu_seconds=20)
     results = await asyncio.gather(*(
         sandbox.run(RunRequest(raw[p.task_id], p.hidden_tests, limits)) for p in problems))

@@ -3,14 +3,16 @@
 from __future__ import annotations
 
 import csv
-from pathlib import Path
 
 import pytest
 
 from env_servers.core import InvalidRequest, InvalidTask, TaskNotFound
+from env_servers.core.domain_settings import settings_from_environment
 from env_servers.game24 import Game24Domain
+from env_servers.game24.settings import Game24Settings
+from lats_runtime.resources import data_file
 
-DATA = Path(__file__).resolve().parents[2] / "data" / "24.csv"
+DATA = data_file("24.csv")
 
 
 def test_splits_follow_the_tree_of_thoughts_test_rows(game24):
@@ -90,10 +92,9 @@ def test_describe_pieces(game24):
     assert (description.reward_range.min, description.reward_range.max) == (0, 1)
 
 
-def test_data_path_can_be_configured(tmp_path, monkeypatch):
+def test_data_path_can_be_configured(tmp_path):
     data = tmp_path / "mini.csv"
     data.write_text("Rank,Puzzles\n1,1 2 3 4\n2,4 4 6 8\n")
-    monkeypatch.setenv("LATS_GAME24_DATA", str(data))
-    domain = Game24Domain()
+    domain = Game24Domain(settings_from_environment(Game24Settings, {"LATS_GAME24_DATA": str(data)}))
     assert domain.list_tasks("all") == ["game24/0", "game24/1"]
     assert domain.list_tasks("test") == []

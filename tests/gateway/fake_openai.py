@@ -40,10 +40,12 @@ def error(status: int, message: str) -> Reply:
 
 
 class FakeOpenAI:
-    """Serves POST /v1/chat/completions with `respond`; use as a context manager."""
+    """Serves POST /v1/chat/completions with `respond` and GET /v1/models with
+    `models`; use as a context manager."""
 
-    def __init__(self, respond: Callable[[dict, int], Reply]):
+    def __init__(self, respond: Callable[[dict, int], Reply], models: tuple[str, ...] = ("fake-model",)):
         self.respond = respond
+        self.models = models
         self.bodies: list[dict] = []
         self._lock = threading.Lock()
         fake = self
@@ -66,6 +68,17 @@ class FakeOpenAI:
                     self.wfile.write(payload)
                 except (BrokenPipeError, ConnectionResetError):
                     pass
+
+            def do_GET(self):  # noqa: N802 - http.server's naming
+                listed = {"object": "list", "data": [
+                    {"id": name, "object": "model", "created": 0, "owned_by": "fake"}
+                    for name in fake.models]}
+                payload = json.dumps(listed).encode()
+                self.send_response(200 if self.path.rstrip("/").endswith("/models") else 404)
+                self.send_header("Content-Type", "application/json")
+                self.send_header("Content-Length", str(len(payload)))
+                self.end_headers()
+                self.wfile.write(payload)
 
             def log_message(self, *args):
                 pass

@@ -156,3 +156,23 @@ async def test_through_the_gateway_length_maps_to_the_enum_and_5xx_to_unavailabl
     assert ok.choices[0].finish_reason == 2  # FINISH_REASON_LENGTH
     assert ok.backend == "openai" and ok.run_usage.prompt_tokens == 7
     assert caught.value.code() == grpc.StatusCode.UNAVAILABLE
+
+
+async def test_without_a_model_name_the_endpoints_only_model_is_used():
+    with FakeOpenAI(lambda body, i: completion(["x"]), models=("served-7b",)) as fake:
+        backend = backend_for(fake, model="")
+        await backend.load()
+        assert backend.model == "served-7b"
+        await backend.generate(REQUEST)
+        await backend.aclose()
+    assert fake.bodies[0]["model"] == "served-7b"
+
+
+@pytest.mark.parametrize("models", [(), ("a", "b")])
+async def test_without_a_model_name_none_or_several_served_models_are_refused(models):
+    with FakeOpenAI(lambda body, i: completion(["x"]), models=models) as fake:
+        backend = backend_for(fake, model="")
+        with pytest.raises(BackendError, match="--model") as caught:
+            await backend.load()
+        await backend.aclose()
+    assert caught.value.code == grpc.StatusCode.FAILED_PRECONDITION

@@ -111,5 +111,3 @@ def test_factory_builds_wraps_and_rejects(tmp_path):
         make_backend("gpt")
     with pytest.raises(ValueError, match="--replay FILE"):
         make_backend("replay")
-    with pytest.raises(ValueError, match="--model"):
-        make_backend("openai")

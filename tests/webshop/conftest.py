@@ -13,15 +13,15 @@ import os
 
 import pytest
 
-from env_servers.webshop.catalog import DATA_ENV, GOALS_ENV, SEED_ENV, open_catalog
+from env_servers.webshop.catalog import open_catalog
 from env_servers.webshop.shop import Shop
 from env_servers.webshop.store import CatalogStore
 
 
 @pytest.fixture(scope="session", autouse=True)
 def shipped_catalog_settings():
-    saved = {name: os.environ.pop(name) for name in (DATA_ENV, GOALS_ENV, SEED_ENV)
-             if name in os.environ}
+    names = ("LATS_WEBSHOP_DATA", "LATS_WEBSHOP_GOALS", "LATS_WEBSHOP_SEED")
+    saved = {name: os.environ.pop(name) for name in names if name in os.environ}
     yield
     os.environ.update(saved)
 

@@ -7,7 +7,7 @@ import random
 
 import pytest
 
-from env_servers.webshop.catalog import default_goals_path
+from env_servers.webshop.settings import default_goals_path
 from env_servers.webshop.generator import best_options, generate_catalog
 from env_servers.webshop.goals import PRICE_RANGE, episode_order
 from env_servers.webshop.reward import contains_phrase, product_text, purchase_reward

@@ -6,7 +6,9 @@ from pathlib import Path
 
 import pytest
 
-from env_servers.webshop.catalog import DATA_ENV, CatalogSource, open_catalog
+from env_servers.core.domain_settings import settings_from_environment
+from env_servers.webshop.catalog import CatalogSource, open_catalog
+from env_servers.webshop.settings import WebShopSettings
 from env_servers.webshop.original_loader import OriginalDataError, load_original
 from env_servers.webshop.shop import Shop
 
@@ -57,11 +59,11 @@ def test_a_missing_file_is_named(tmp_path):
         load_original(tmp_path)
 
 
-def test_an_episode_on_the_original_files_buys_the_target(tmp_path, monkeypatch):
-    monkeypatch.setenv(DATA_ENV, str(FIXTURE))
-    source = CatalogSource.from_environment()
-    assert source.kind == "original"
-    shop = Shop(open_catalog(source, tmp_path))
+def test_an_episode_on_the_original_files_buys_the_target(tmp_path):
+    settings = settings_from_environment(WebShopSettings, {
+        "LATS_WEBSHOP_DATA": str(FIXTURE), "LATS_WEBSHOP_CACHE": str(tmp_path)})
+    assert CatalogSource.of(settings).kind == "original"
+    shop = Shop(open_catalog(settings))
     task = next(f"fixed_{i}" for i in range(shop.store.goal_count)
                 if shop.goal(f"fixed_{i}")["asin"] == "B06XKTG9BR")
     state = shop.new_episode(task)

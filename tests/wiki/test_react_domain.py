@@ -141,7 +141,7 @@ async def test_unknown_and_inline_tasks(make_domain, tmp_path):
 
 
 def test_the_domain_is_registered():
-    from env_servers.registry import DOMAINS
+    from env_servers.registry import BUILTIN_DOMAINS as DOMAINS
 
     assert DOMAINS["hotpotqa"].endswith(":HotpotQADomain")
     assert DOMAINS["hotpotqa-cot"].endswith(":HotpotQACoTDomain")

@@ -1,4 +1,4 @@
-"""Server settings come from environment variables and are checked."""
+"""Server settings come from flags or environment variables and are checked."""
 
 from __future__ import annotations
 
@@ -6,18 +6,23 @@ from pathlib import Path
 
 import pytest
 
+from env_servers.core.domain_settings import settings_from_environment
 from env_servers.wiki.settings import DEFAULT_DISTRACTOR_FILE, WikiSettings
 
 
+def from_env(variables):
+    return settings_from_environment(WikiSettings, variables)
+
+
 def test_defaults_are_honest_and_offline_on_the_vendored_data():
-    settings = WikiSettings.from_env({})
+    settings = from_env({})
     assert (settings.reward_mode, settings.corpus) == ("honest", "offline")
     assert settings.data_files == (DEFAULT_DISTRACTOR_FILE,) and DEFAULT_DISTRACTOR_FILE.is_file()
     assert settings.index_path is None and "lats-platform" in settings.user_agent
 
 
 def test_every_setting_has_an_environment_variable(tmp_path):
-    settings = WikiSettings.from_env({
+    settings = from_env({
         "LATS_HOTPOTQA_REWARD_MODE": "Oracle", "LATS_WIKI_CORPUS": "live",
         "LATS_WIKI_INDEX": str(tmp_path / "i.sqlite3"),
         "LATS_WIKI_DATA": f"{tmp_path / 'a.json'}:{tmp_path / 'b.jsonl'}",
@@ -41,4 +46,4 @@ def test_every_setting_has_an_environment_variable(tmp_path):
 ])
 def test_bad_values_name_the_variable(variables, message):
     with pytest.raises(ValueError, match=message):
-        WikiSettings.from_env(variables)
+        from_env(variables)

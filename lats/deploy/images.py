@@ -1,0 +1,138 @@
+"""Building the LATS image (deploy/Dockerfile) through a Docker engine.
+
+`build_service_image` sends the source tree as the build context, with a
+wheelhouse under deploy/wheelhouse/ when the build is offline, and the base
+image as a build argument: `python:3.11-slim-bookworm` from a registry, or the
+debootstrap base (`lats/deploy/rootfs.py`) for machines without one. An
+offline build runs with no network at all. `build_postgres_image` does the
+same for Debian's PostgreSQL (deploy/offline/postgres.Dockerfile), the stand-in
+for the registry's postgres image.
+"""
+
+from __future__ import annotations
+
+import io
+import sys
+import tarfile
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+from lats.deploy.rootfs import POSTGRES_BASE, SERVICE_BASE, ensure_rootfs_image
+from lats.deploy.wheels import fill_wheelhouse
+
+REGISTRY_BASE = "python:3.11-slim-bookworm"
+DEFAULT_TAG = "lats:latest"
+POSTGRES_TAG = "lats-postgres:15"
+# What deploy/Dockerfile copies from the source tree (see .dockerignore).
+CONTEXT_PATHS = ("pyproject.toml", "README.md", "lats_runtime", "lats_data", "protos",
+                 "env_servers", "llm_gateway", "planner", "lats", "deploy/Dockerfile",
+                 "deploy/wheelhouse/README.md", "deploy/offline")
+SKIPPED = ("__pycache__", ".pyc", ".egg-info")
+
+
+class ImageBuildError(RuntimeError):
+    """The engine refused the build; the message ends with the build's last lines."""
+
+
+@dataclass
+class BuildResult:
+    tag: str
+    image_id: str
+    base: str
+    seconds: float
+
+
+def source_root(start: Path | None = None) -> Path:
+    """The repository root holding deploy/Dockerfile (from `start` or the cwd upwards)."""
+    here = (start or Path.cwd()).resolve()
+    for folder in (here, *here.parents):
+        if (folder / "deploy" / "Dockerfile").is_file() and (folder / "pyproject.toml").is_file():
+            return folder
+    raise FileNotFoundError("no deploy/Dockerfile here or above: run from a LATS source "
+                            "checkout (or pass --source)")
+
+
+def _skipped(info: tarfile.TarInfo) -> tarfile.TarInfo | None:
+    return None if any(part in info.name for part in SKIPPED) else info
+
+
+def build_context(source: Path, wheelhouse: Path | None) -> io.BytesIO:
+    """A tar of the files the Dockerfile copies, plus the wheelhouse's wheels."""
+    buffer = io.BytesIO()
+    with tarfile.open(fileobj=buffer, mode="w") as tar:
+        for relative in CONTEXT_PATHS:
+            path = source / relative
+            if path.exists():
+                tar.add(path, arcname=relative, filter=_skipped)
+        for wheel in sorted(wheelhouse.glob("*.whl")) if wheelhouse else ():
+            tar.add(wheel, arcname=f"deploy/wheelhouse/{wheel.name}")
+    buffer.seek(0)
+    return buffer
+
+
+def _run_build(client, context: io.BytesIO, *, dockerfile: str, tag: str, buildargs: dict,
+               network: str | None, log: Callable[[str], None]) -> str:
+    tail: list[str] = []
+    stream = client.api.build(fileobj=context, custom_context=True, dockerfile=dockerfile,
+                              tag=tag, buildargs=buildargs, rm=True, forcerm=True, decode=True,
+                              network_mode=network, pull=False)
+    for chunk in stream:
+        if "stream" in chunk:
+            for line in chunk["stream"].splitlines():
+                if line.strip():
+                    tail = (tail + [line])[-25:]
+                    log(line)
+        if "error" in chunk:
+            raise ImageBuildError(f"building {tag} failed: {chunk['error'].strip()}\n"
+                                  + "\n".join(tail))
+    return client.images.get(tag).id
+
+
+def build_service_image(client, source: Path, *, offline: bool, tag: str = DEFAULT_TAG,
+                        base: str | None = None, extras: str = "",
+                        log: Callable[[str], None] = lambda line: None) -> BuildResult:
+    """Builds deploy/Dockerfile as `tag`.
+
+    offline: base = the debootstrap base (unless `base` is given), wheels from
+    the host's pip into the context, no network during the build. Otherwise the
+    build installs from PyPI and Debian's mirror on top of `base` (default the
+    registry's python:3.11-slim-bookworm).
+    """
+    started = time.monotonic()
+    wheelhouse = None
+    if offline:
+        if sys.version_info[:2] != (3, 11):
+            raise ImageBuildError(
+                f"an offline build installs wheels made by this Python ({sys.version.split()[0]}) "
+                "into the base's Python 3.11: run it with Python 3.11")
+        base = base or ensure_rootfs_image(client, SERVICE_BASE)
+        wheelhouse = fill_wheelhouse(source, extras)
+    base = base or REGISTRY_BASE
+    context = build_context(source, wheelhouse)
+    image_id = _run_build(client, context, dockerfile="deploy/Dockerfile", tag=tag,
+                          buildargs={"BASE": base, "EXTRAS": extras},
+                          network="none" if offline else None, log=log)
+    return BuildResult(tag, image_id, base, time.monotonic() - started)
+
+
+def build_postgres_image(client, source: Path, tag: str = POSTGRES_TAG,
+                         log: Callable[[str], None] = lambda line: None) -> BuildResult:
+    """Debian's PostgreSQL 15 as an image that reads the official image's variables."""
+    started = time.monotonic()
+    base = ensure_rootfs_image(client, POSTGRES_BASE)
+    context = build_context(source, None)
+    image_id = _run_build(client, context, dockerfile="deploy/offline/postgres.Dockerfile",
+                          tag=tag, buildargs={"BASE": base}, network="none", log=log)
+    return BuildResult(tag, image_id, base, time.monotonic() - started)
+
+
+def image_exists(client, tag: str) -> bool:
+    import docker
+
+    try:
+        client.images.get(tag)
+        return True
+    except docker.errors.ImageNotFound:
+        return False

@@ -1,0 +1,78 @@
+"""The images the container tests run, built once per test session in the background.
+
+A Docker engine comes from the sandbox tests' preparation (an engine that
+answers, or a private dockerd; its bridge-less default still gives compose
+networks their own bridges and DNS). The LATS image is then built offline
+(debootstrap base + the host's wheels, both cached) as `lats:test`, and
+Debian's PostgreSQL as `lats-postgres:15`, while the tests before these run.
+On CI (CI=true) or with LATS_REQUIRE_DOCKER=1 a failure fails the tests
+instead of skipping them.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from concurrent.futures import ThreadPoolExecutor
+
+import pytest
+
+from tests.deploy.compose import ROOT
+from tests.sandbox.engines import PREPARATION, docker_required
+
+IMAGE = "lats:test"
+POSTGRES_IMAGE = "lats-postgres:15"
+TIMEOUT = 1500.0
+
+
+class ImagePreparation:
+    def __init__(self):
+        self.url: str | None = None
+        self.reason = ""
+        self.seconds: dict[str, float] = {}
+        self._thread: threading.Thread | None = None
+        self._lock = threading.Lock()
+
+    def start(self) -> None:
+        with self._lock:
+            if self._thread is None:
+                PREPARATION.start()
+                self._thread = threading.Thread(target=self._prepare, name="deploy-images",
+                                                daemon=True)
+                self._thread.start()
+
+    def _prepare(self) -> None:
+        import docker
+
+        from lats.deploy.images import build_postgres_image, build_service_image
+
+        try:
+            PREPARATION._thread.join(TIMEOUT)
+            if PREPARATION.url is None:
+                raise RuntimeError(PREPARATION.reason or "no Docker engine")
+            client = docker.DockerClient(base_url=PREPARATION.url, timeout=600)
+            started = time.monotonic()
+            with ThreadPoolExecutor(2) as pool:
+                service = pool.submit(build_service_image, client, ROOT, offline=True, tag=IMAGE)
+                postgres = pool.submit(build_postgres_image, client, ROOT, tag=POSTGRES_IMAGE)
+                self.seconds["lats"] = service.result().seconds
+                self.seconds["postgres"] = postgres.result().seconds
+            self.seconds["both"] = time.monotonic() - started
+            client.close()
+            self.url = PREPARATION.url
+        except Exception as error:
+            self.reason = f"{type(error).__name__}: {error}"
+
+    def wait(self) -> str:
+        """The engine's URL once both images exist; skips (or fails on CI) otherwise."""
+        self.start()
+        self._thread.join(TIMEOUT)
+        if self.url is None:
+            reason = self.reason or f"building the images took over {TIMEOUT:.0f}s"
+            if docker_required():
+                pytest.fail(f"the deploy images are required here (CI) but: {reason}")
+            pytest.skip(f"deploy images unavailable: {reason}")
+        return self.url
+
+
+IMAGES = ImagePreparation()
