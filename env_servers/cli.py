@@ -42,8 +42,13 @@ from lats_runtime.serving import ServerOptions
 @click.option("--deadline", default=120.0, type=click.FloatRange(min=0, min_open=True),
               envvar="LATS_DEADLINE", show_default=True, show_envvar=True,
               help="Seconds a single call may run before DEADLINE_EXCEEDED.")
+@click.option("--metrics-port", default=None, type=click.IntRange(0, 65535),
+              envvar="LATS_METRICS_PORT", show_envvar=True,
+              help="Serve Prometheus metrics at http://HOST:PORT/metrics (0 = any free port; "
+                   "unset = no metrics endpoint).")
 def serve_env(name: str, host: str, port: int, max_sessions: int, session_ttl: float,
-              max_batch_actions: int, snapshot_key: str | None, deadline: float) -> None:
+              max_batch_actions: int, snapshot_key: str | None, deadline: float,
+              metrics_port: int | None) -> None:
     """Serve the environment NAME over gRPC (lats.v1.Environment)."""
     domain = load_domain(name)
     settings = EnvSettings(
@@ -53,6 +58,7 @@ def serve_env(name: str, host: str, port: int, max_sessions: int, session_ttl: f
         snapshot_key=snapshot_key,
     )
     options = ServerOptions(
-        address=listen_address(host, port), unary_deadline_seconds=deadline
+        address=listen_address(host, port), unary_deadline_seconds=deadline,
+        metrics_port=metrics_port, name=f"env/{name}",
     )
     asyncio.run(serve_environment(domain, settings, options))

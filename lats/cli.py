@@ -19,15 +19,20 @@ import os
 
 import click
 
-from lats_runtime.logs import configure_logging
+from lats_runtime.logs import LOG_FORMATS, configure_logging
 
 
 @click.group()
 @click.option("--log-level", default=lambda: os.environ.get("LATS_LOG_LEVEL", "INFO"),
               show_default="INFO (env LATS_LOG_LEVEL)", help="Python logging level.")
-def main(log_level: str) -> None:
+@click.option("--log-format", type=click.Choice(LOG_FORMATS),
+              default=lambda: os.environ.get("LATS_LOG_FORMAT", "text"),
+              show_default="text (env LATS_LOG_FORMAT)",
+              help="text for people; json: one JSON object per line, with the run id of "
+                   "every line logged for a run.")
+def main(log_level: str, log_format: str) -> None:
     """Language Agent Tree Search as gRPC services."""
-    configure_logging(log_level)
+    configure_logging(log_level, log_format)
 
 
 @main.group()

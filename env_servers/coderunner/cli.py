@@ -29,7 +29,8 @@ _SHARED_PARAMS = [param for param in serve_env.params if param.name != "name"]
 
 
 def _serve(host: str, port: int, max_sessions: int, session_ttl: float,
-           max_batch_actions: int, snapshot_key: str | None, deadline: float, sandbox: str,
+           max_batch_actions: int, snapshot_key: str | None, deadline: float,
+           metrics_port: int | None, sandbox: str,
            allow_insecure_sandbox: bool, reward_mode: str, internal_tests: int,
            task_file: tuple[Path, ...]) -> None:
     """Serve the code-runner environment over gRPC (lats.v1.Environment)."""
@@ -43,7 +44,8 @@ def _serve(host: str, port: int, max_sessions: int, session_ttl: float,
     domain = CodeRunnerDomain(config)
     settings = EnvSettings(max_sessions=max_sessions, session_ttl_seconds=session_ttl,
                            max_batch_actions=max_batch_actions, snapshot_key=snapshot_key)
-    options = ServerOptions(address=listen_address(host, port), unary_deadline_seconds=deadline)
+    options = ServerOptions(address=listen_address(host, port), unary_deadline_seconds=deadline,
+                            metrics_port=metrics_port, name="env/coderunner")
     asyncio.run(serve_environment(domain, settings, options))
 
 
