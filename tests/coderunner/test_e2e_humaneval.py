@@ -68,7 +68,13 @@ def events(tmp_path_factory):
 
 def test_the_search_solves_the_task_and_the_hidden_tests_verify_it(events):
     assert [e.seq for e in events] == list(range(1, len(events) + 1))
-    started, result = events[0].started, events[-1].finished
+    # The setup generation (the model's own tests) is announced before it runs.
+    assert [e.WhichOneof("event") for e in events[:3]] == [
+        "setup_started", "setup_finished", "started"]
+    assert events[0].setup_started.option == "internal_tests"
+    assert events[1].setup_finished.text and events[1].setup_finished.seconds >= 0
+    started, result = events[2].started, events[-1].finished
+    assert started.second_term == "reward" and result.second_term == "reward"
     assert started.task_id == TASK and started.environment.startswith("coderunner@")
     assert started.config.n_samples == 2 and started.config.value_weight == pytest.approx(0.8)
     assert not started.config.simulate and started.task.startswith(
@@ -88,8 +94,9 @@ FIRST_FEEDBACK = ("Tested passed:\nassert count_distinct_characters('Jerry') == 
 
 def test_the_internal_tests_fell_back_to_the_docstring_and_the_task_says_so(events):
     # The 0.5B model answered the test-writing prompt with code, not asserts.
-    assert "no usable assert statement" in events[0].started.task
-    assert "the 2 example(s) from the docstring" in events[0].started.task
+    started = of(events, "started")[0]
+    assert "no usable assert statement" in started.task
+    assert "the 2 example(s) from the docstring" in started.task
 
 
 def test_the_streamed_tree(events):
