@@ -9,6 +9,7 @@ Subcommands are contributed by the packages that own them:
   lats model ...           llm_gateway.model_cli
   lats demo                lats.demo
   lats bench               lats.bench.cli
+  lats runs ...            lats.runs.cli
   lats wiki ...            env_servers.wiki.cli
   lats webshop ...         env_servers.webshop.cli
 """
@@ -47,6 +48,7 @@ def _register() -> None:
     from lats.bench.cli import bench
     from lats.conformance.cli import conformance
     from lats.demo import demo
+    from lats.runs.cli import runs
     from llm_gateway.model_cli import model
     from llm_gateway.cli import serve_gateway
     from planner.cli import serve_planner, solve
@@ -59,6 +61,7 @@ def _register() -> None:
     main.add_command(model, "model")
     main.add_command(demo, "demo")
     main.add_command(bench, "bench")
+    main.add_command(runs, "runs")
     main.add_command(wiki, "wiki")
     main.add_command(webshop, "webshop")
 
