@@ -4,6 +4,7 @@ Subcommands are contributed by the packages that own them:
   lats serve env NAME      env_servers.cli
   lats serve gateway       llm_gateway.cli
   lats serve planner       planner.cli
+  lats serve ui            lats.ui.cli
   lats solve               planner.cli
   lats conformance ADDR    lats.conformance.cli
   lats model ...           llm_gateway.model_cli
@@ -49,6 +50,7 @@ def _register() -> None:
     from lats.conformance.cli import conformance
     from lats.demo import demo
     from lats.runs.cli import runs
+    from lats.ui.cli import serve_ui
     from llm_gateway.model_cli import model
     from llm_gateway.cli import serve_gateway
     from planner.cli import serve_planner, solve
@@ -56,6 +58,7 @@ def _register() -> None:
     serve.add_command(serve_env, "env")
     serve.add_command(serve_gateway, "gateway")
     serve.add_command(serve_planner, "planner")
+    serve.add_command(serve_ui, "ui")
     main.add_command(solve, "solve")
     main.add_command(conformance, "conformance")
     main.add_command(model, "model")
