@@ -225,7 +225,7 @@
   });
   $("search-next").addEventListener("click", () => step(1));
   $("search-prev").addEventListener("click", () => step(-1));
-  $("fit").addEventListener("click", () => tree.fit());
+  $("fit").addEventListener("click", () => { tree.userMoved = false; tree.fit(); });
   $("zoom-in").addEventListener("click", () => tree.zoomBy(1.4));
   $("zoom-out").addEventListener("click", () => tree.zoomBy(1 / 1.4));
   $("expand-all").addEventListener("click", () => { $("collapse-depth").value = ""; tree.expandAll(); });

@@ -16,12 +16,15 @@ class TreeView {
     this.expanding = null;
     this.successId = null;
     this.pending = false;
-    this.fitted = false;
+    this.userMoved = false;         // until the user pans or zooms, the view keeps fitting
     this.canvas = this.svg.append("g").attr("class", "canvas");
     this.linkLayer = this.canvas.append("g").attr("class", "links");
     this.nodeLayer = this.canvas.append("g").attr("class", "nodes");
     this.zoom = d3.zoom().scaleExtent([0.05, 4])
-      .on("zoom", (event) => this.canvas.attr("transform", event.transform));
+      .on("zoom", (event) => {
+        if (event.sourceEvent) this.userMoved = true;
+        this.canvas.attr("transform", event.transform);
+      });
     this.svg.call(this.zoom).on("dblclick.zoom", null);
     this.color = d3.scaleSequential(d3.interpolateRdYlGn).domain([0, 1]);
   }
@@ -118,7 +121,7 @@ class TreeView {
     this.selected = id;
     this.reveal(id);
     this.render();
-    if (center) this.center(id);
+    if (center) { this.userMoved = true; this.center(id); }
     this.onSelect(this.nodes.get(id));
   }
 
@@ -136,14 +139,17 @@ class TreeView {
     const bounds = this.canvas.node().getBBox();
     const box = this.svg.node().getBoundingClientRect();
     if (!bounds.width || !bounds.height || !box.width) return;
-    const scale = Math.min(2, 0.92 * Math.min(box.width / bounds.width, box.height / bounds.height));
+    const scale = Math.min(1.3, 0.92 * Math.min(box.width / bounds.width, box.height / bounds.height));
     const transform = d3.zoomIdentity
       .translate(box.width / 2 - scale * (bounds.x + bounds.width / 2),
                  box.height / 2 - scale * (bounds.y + bounds.height / 2)).scale(scale);
     this.svg.call(this.zoom.transform, transform);
   }
 
-  zoomBy(factor) { this.svg.transition().duration(200).call(this.zoom.scaleBy, factor); }
+  zoomBy(factor) {
+    this.userMoved = true;
+    this.svg.transition().duration(200).call(this.zoom.scaleBy, factor);
+  }
 
   label(node) {
     return `${node.id}  N=${Lats.num(node.visits)} V=${Lats.fixed(node.value)}`;
@@ -203,7 +209,11 @@ class TreeView {
     groups.select("path.mark")
       .attr("d", (d) => (d.data.terminal
         ? d3.symbol(d3.symbolSquare, 150)() : d3.symbol(d3.symbolCircle, 120)()))
-      .attr("fill", (d) => (d.data.invalid_action ? "#bbb" : this.color(Lats.num(d.data.value))));
+      .attr("fill", (d) => {
+        if (d.data.invalid_action) return "#bbb";
+        if (!Lats.num(d.data.visits) && d.data.parent_id) return "#eef0f3";   // not evaluated yet
+        return this.color(Lats.num(d.data.value));
+      });
     groups.select("text.label").text((d) => this.label(d.data));
     groups.select("text.action").text((d) => {
       if (!d.data.parent_id) return "root";
@@ -221,7 +231,7 @@ class TreeView {
     groups.select("text.note").text((d) =>
       (this.reflected.has(d.data.id) || d.data.reflection ? "✎" : ""));
 
-    if (!this.fitted && this.nodes.size) { this.fitted = true; this.fit(); }
+    if (!this.userMoved && this.nodes.size) this.fit();
     this.svg.attr("data-rendered", this.placed.size);
   }
 }
