@@ -242,12 +242,20 @@
       $("run-error").hidden = false;
       return;
     }
-    try {
-      applySnapshot(await Lats.getJSON(`/api/run?id=${encodeURIComponent(runId)}`));
-    } catch (error) {
-      $("run-error").textContent = `could not load run ${runId}: ${error.message}`;
-      $("run-error").hidden = false;
-      return;
+    // A run opened from a link printed before its search began appears shortly.
+    for (let attempt = 0; ; attempt += 1) {
+      try {
+        applySnapshot(await Lats.getJSON(`/api/run?id=${encodeURIComponent(runId)}`));
+        $("run-error").hidden = true;
+        break;
+      } catch (error) {
+        const waiting = error.message.startsWith("no run") && attempt < 120;
+        $("run-error").textContent = waiting
+          ? `waiting for run ${runId} to start …` : `could not load run ${runId}: ${error.message}`;
+        $("run-error").hidden = false;
+        if (!waiting) return;
+        await new Promise((resolve) => setTimeout(resolve, 1000));
+      }
     }
     if (tree.nodes.size > 300) {          // a large tree opens folded below the answer's depth
       $("collapse-depth").value = "3";
