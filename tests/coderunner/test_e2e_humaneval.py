@@ -28,6 +28,7 @@ import grpc
 import pytest
 
 from lats.processes import running_services
+from tests.observability.helpers import scrape, total
 from lats_pb import planner_pb2 as pb
 from lats_pb import planner_pb2_grpc as pb_grpc
 
@@ -59,11 +60,29 @@ def of(events, kind):
 
 
 @pytest.fixture(scope="module")
-def events(tmp_path_factory):
+def searched(tmp_path_factory):
     db = tmp_path_factory.mktemp("planner") / "runs.sqlite3"
     specs = service_specs(["--backend", "replay", "--replay", str(RECORDING)], db)
+    specs[0] = ("env", ["env", "coderunner", "--metrics-port", "0"])
     with running_services(specs, env=SANDBOX_ENV) as services:
-        return solve(services, timeout=120)
+        events = solve(services, timeout=120)
+        return events, scrape(services["env"].metrics_url)
+
+
+@pytest.fixture(scope="module")
+def events(searched):
+    return searched[0]
+
+
+def test_the_sandbox_runs_are_counted_by_purpose_and_outcome(searched):
+    events, metrics = searched
+    steps = len(of(events, "node_added"))
+    assert total(metrics, "lats_sandbox_runs_total", sandbox="bwrap", purpose="step") == steps
+    assert total(metrics, "lats_sandbox_runs_total", purpose="step", status="ok",
+                 verdict="all_passed") >= 1
+    assert total(metrics, "lats_sandbox_runs_total", purpose="hidden", verdict="all_passed") == 1
+    assert total(metrics, "lats_sandbox_run_seconds_count", purpose="step") == steps
+    assert total(metrics, "lats_sandbox_runs_in_flight") == 0
 
 
 def test_the_search_solves_the_task_and_the_hidden_tests_verify_it(events):
