@@ -41,9 +41,9 @@ def summary(run: pb.Run) -> dict:
 class RunQuery:
     """Which runs to list, newest first; an empty filter matches every run.
 
-    `environment` is a name ("game24") or name@version; `model`, `task` and
-    `run_id_prefix` match parts of the model, the task id and the run id;
-    `statuses` are RunStatus values.
+    `environment` is a name or name@version (as Describe reports them);
+    `model`, `task` and `run_id_prefix` match parts of the model, the task id
+    and the run id; `statuses` are RunStatus values.
     """
 
     environment: str = ""

@@ -46,7 +46,8 @@
       set("s-search", `${tree.nodes.size} nodes so far`);
       set("s-cost", "");
     } else {
-      set("s-outcome", `${status}: ${r.error || r.stop_reason || ""}`);
+      const reason = r.error || r.stop_reason || "";
+      set("s-outcome", reason ? `${status}: ${reason}` : status);
       set("s-search", `${Lats.num(r.iterations)} iterations, ${Lats.num(r.nodes_expanded)} ` +
           `expansions, ${Lats.num(r.nodes)} nodes`);
       set("s-cost", `${Lats.num(usage.calls)} model calls, ${Lats.num(usage.prompt_tokens)} ` +
@@ -221,7 +222,12 @@
   let searchTimer = null;
   $("search").addEventListener("input", () => { clearTimeout(searchTimer); searchTimer = setTimeout(runSearch, 150); });
   $("search").addEventListener("keydown", (event) => {
-    if (event.key === "Enter") { event.preventDefault(); runSearch(); step(event.shiftKey ? -1 : 1); }
+    if (event.key === "Enter") {
+      event.preventDefault();
+      clearTimeout(searchTimer);
+      runSearch();
+      step(event.shiftKey ? -1 : 1);
+    }
   });
   $("search-next").addEventListener("click", () => step(1));
   $("search-prev").addEventListener("click", () => step(-1));
