@@ -136,6 +136,7 @@ class PlannerSettings:
     lease: LeaseSettings = field(default_factory=LeaseSettings)
     owner: str = field(default_factory=replica_name)
     address: str = ""                        # where this planner answers WatchRun
+    max_watchers: int = 256                  # WatchRun streams open at once
 
 
 @dataclass
@@ -173,6 +174,7 @@ class PlannerServicer(pb_grpc.PlannerServicer):
         self._live: dict[str, LiveRun] = {}
         self._keeper: asyncio.Task | None = None
         self._shutting_down = False
+        self._watchers = 0
 
     @property
     def owner(self) -> str:
@@ -255,8 +257,13 @@ class PlannerServicer(pb_grpc.PlannerServicer):
                     "(GetRun answers from any planner)")
             yield pb.RunUpdate(snapshot=run)
             return
+        if self._watchers >= self._settings.max_watchers:
+            await context.abort(grpc.StatusCode.RESOURCE_EXHAUSTED,
+                                f"{self._settings.max_watchers} watchers are following runs on "
+                                "this planner; retry later")
         watcher = live.feed.subscribe()          # with the snapshot: no event lost or repeated
         snapshot = _run_snapshot(live)
+        self._watchers += 1
         WATCHERS.inc()
         try:
             yield pb.RunUpdate(snapshot=snapshot)
@@ -267,6 +274,7 @@ class PlannerServicer(pb_grpc.PlannerServicer):
                                 f"this watcher {exc}; watch again for a fresh snapshot")
         finally:
             live.feed.unsubscribe(watcher)
+            self._watchers -= 1
             WATCHERS.dec()
 
     async def _validate(self, request: pb.SolveRequest, context) -> TaskRef:
