@@ -57,6 +57,7 @@ bench: setup
 	$(PY) bench/bench_coderunner.py
 	$(PY) bench/bench_local_model.py --model $(TEST_MODEL)
 	$(PY) bench/bench_search_overhead.py --model $(TEST_MODEL)
+	$(PY) bench/bench_observability.py
 
 conformance:
 	$(PY) -m lats conformance $(ADDR)

@@ -57,6 +57,10 @@ def server_options() -> list[click.Option]:
         click.Option(["--deadline"], default=120.0, type=click.FloatRange(min=0, min_open=True),
                      envvar="LATS_DEADLINE", show_default=True, show_envvar=True,
                      help="Seconds a single call may run before DEADLINE_EXCEEDED."),
+        click.Option(["--metrics-port"], default=None, type=click.IntRange(0, 65535),
+                     envvar="LATS_METRICS_PORT", show_envvar=True,
+                     help="Serve Prometheus metrics at http://HOST:PORT/metrics (0 = any free "
+                          "port; unset = no metrics endpoint)."),
     ]
 
 
@@ -80,7 +84,8 @@ def domain_command(name: str) -> click.Command:
 
     def serve(host: str, port: int, max_sessions: int, session_ttl: float,
               max_batch_actions: int, snapshot_key: str | None,
-              snapshot_key_file: Path | None, deadline: float, **domain_values) -> None:
+              snapshot_key_file: Path | None, deadline: float, metrics_port: int | None,
+              **domain_values) -> None:
         settings = None
         if settings_class is not None:
             try:
@@ -93,7 +98,8 @@ def domain_command(name: str) -> click.Command:
             max_batch_actions=max_batch_actions,
             snapshot_key=snapshot_key_of(snapshot_key, snapshot_key_file))
         options = ServerOptions(address=listen_address(host, port),
-                                unary_deadline_seconds=deadline)
+                                unary_deadline_seconds=deadline, metrics_port=metrics_port,
+                                name=f"env/{name}")
         asyncio.run(serve_environment(domain, server_settings, options))
 
     return click.Command(

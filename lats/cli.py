@@ -4,11 +4,13 @@ Subcommands are contributed by the packages that own them:
   lats serve env NAME      env_servers.cli
   lats serve gateway       llm_gateway.cli
   lats serve planner       planner.cli
+  lats serve ui            lats.ui.cli
   lats solve               planner.cli
   lats conformance ADDR    lats.conformance.cli
   lats model ...           llm_gateway.model_cli
   lats demo                lats.demo
   lats bench               lats.bench.cli
+  lats runs ...            lats.runs.cli
   lats wiki ...            env_servers.wiki.cli
   lats webshop ...         env_servers.webshop.cli
   lats health ADDR         lats.health
@@ -21,15 +23,20 @@ import os
 
 import click
 
-from lats_runtime.logs import configure_logging
+from lats_runtime.logs import LOG_FORMATS, configure_logging
 
 
 @click.group()
 @click.option("--log-level", default=lambda: os.environ.get("LATS_LOG_LEVEL", "INFO"),
               show_default="INFO (env LATS_LOG_LEVEL)", help="Python logging level.")
-def main(log_level: str) -> None:
+@click.option("--log-format", type=click.Choice(LOG_FORMATS),
+              default=lambda: os.environ.get("LATS_LOG_FORMAT", "text"),
+              show_default="text (env LATS_LOG_FORMAT)",
+              help="text for people; json: one JSON object per line, with the run id of "
+                   "every line logged for a run.")
+def main(log_level: str, log_format: str) -> None:
     """Language Agent Tree Search as gRPC services."""
-    configure_logging(log_level)
+    configure_logging(log_level, log_format)
 
 
 @main.group()
@@ -46,6 +53,8 @@ def _register() -> None:
     from lats.deploy.cli import deploy
     from lats.health import health
     from lats.demo import demo
+    from lats.runs.cli import runs
+    from lats.ui.cli import serve_ui
     from llm_gateway.model_cli import model
     from llm_gateway.cli import serve_gateway
     from planner.cli import serve_planner, solve
@@ -53,11 +62,13 @@ def _register() -> None:
     serve.add_command(serve_env, "env")
     serve.add_command(serve_gateway, "gateway")
     serve.add_command(serve_planner, "planner")
+    serve.add_command(serve_ui, "ui")
     main.add_command(solve, "solve")
     main.add_command(conformance, "conformance")
     main.add_command(model, "model")
     main.add_command(demo, "demo")
     main.add_command(bench, "bench")
+    main.add_command(runs, "runs")
     main.add_command(wiki, "wiki")
     main.add_command(webshop, "webshop")
     main.add_command(health, "health")

@@ -1,5 +1,7 @@
 """`lats demo`: the main job. Starts the three services as separate processes,
-runs one real LATS search and streams it as it grows, then stops them.
+runs one real LATS search and streams it as it grows, then stops them. The run
+viewer (`lats serve ui`) runs beside them: the search can be watched as a tree
+in a browser at the address printed first.
 
 Defaults: the embedded offline model (fetched on first use), the code-runner
 environment on HumanEval/26 (the model's first program misreads "remove all
@@ -12,6 +14,7 @@ from __future__ import annotations
 import asyncio
 import sys
 import tempfile
+import uuid
 from pathlib import Path
 
 import click
@@ -48,8 +51,10 @@ async def _stream(planner: str, request: planner_pb2.SolveRequest) -> int:
 @click.option("-d", "--max-depth", default=4, show_default=True)
 @click.option("--max-calls", default=40, show_default=True, help="Model-call budget.")
 @click.option("--seed", default=1, show_default=True)
+@click.option("--ui/--no-ui", default=True, show_default=True,
+              help="Start the run viewer to watch the search in a browser.")
 def demo(backend, model, gateway_args, env_name, task, n_samples, iterations, max_depth,
-         max_calls, seed):
+         max_calls, seed, ui):
     """Run a real LATS search across three services and print it as it grows."""
     if backend == "local":
         from llm_gateway.model_cli import fetch
@@ -65,13 +70,19 @@ def demo(backend, model, gateway_args, env_name, task, n_samples, iterations, ma
             ("planner", ["planner", "--gateway", "{gateway}", "--model-timeout", "1800",
                          "--db", str(Path(tmp) / "runs.sqlite3")]),
         ]
+        if ui:
+            specs.append(("ui", ["ui", "--db", str(Path(tmp) / "runs.sqlite3")]))
         click.echo("starting the environment, the gateway and the planner ...")
         try:
             with stop_on_signals(), running_services(specs, timeout=600) as services:
                 for name in ("env", "gateway", "planner"):
                     click.echo(f"  {name:8s} {services[name].address}")
+                run_id = uuid.uuid4().hex
+                if ui:
+                    click.echo(f"  watch the search as a tree: "
+                               f"http://{services['ui'].address}/run?id={run_id}")
                 request = planner_pb2.SolveRequest(
-                    env_address=services["env"].address, task_id=task,
+                    env_address=services["env"].address, task_id=task, run_id=run_id,
                     config=planner_pb2.SearchConfig(
                         n_samples=n_samples, iterations=iterations, max_depth=max_depth,
                         seed=seed, temperature=0.8,

@@ -2,7 +2,8 @@
 
 `start_service(args)` runs `python -m lats serve ...ARGS --port 0` in a new
 process, reads the address it prints ("listening on HOST:PORT"), waits until
-its health check answers SERVING, and returns a handle whose `stop()` sends
+its health check answers SERVING (gRPC health, or GET /healthz for the run
+viewer, `lats serve ui`), and returns a handle whose `stop()` sends
 SIGTERM and waits for a clean exit. A service never outlives the process
 that started it: the kernel sends it SIGTERM when its parent dies, however
 the parent died (PR_SET_PDEATHSIG, via setpriv), and `stop_on_signals` turns SIGTERM into
@@ -20,6 +21,8 @@ import subprocess
 import sys
 import threading
 import time
+import urllib.error
+import urllib.request
 from collections import deque
 from dataclasses import dataclass, field
 
@@ -27,6 +30,7 @@ import grpc
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 
 _LISTENING = re.compile(r"listening on (\S+:\d+)")
+_METRICS = re.compile(r"metrics on (http://\S+)")
 
 
 class ServiceStartError(RuntimeError):
@@ -53,6 +57,15 @@ class ServiceProcess:
 
     def log_tail(self) -> str:
         return "".join(self.output)
+
+    @property
+    def metrics_url(self) -> str | None:
+        """Where the service serves Prometheus metrics, if it was started with --metrics-port."""
+        for line in list(self.output):
+            match = _METRICS.search(line)
+            if match:
+                return match.group(1)
+        return None
 
 
 def _die_with_parent() -> list[str]:
@@ -101,6 +114,20 @@ def wait_healthy(address: str, timeout: float) -> None:
             time.sleep(0.1)
 
 
+def wait_http_healthy(address: str, timeout: float) -> None:
+    deadline = time.monotonic() + timeout
+    while True:
+        try:
+            with urllib.request.urlopen(f"http://{address}/healthz", timeout=2) as reply:
+                if reply.status == 200:
+                    return
+        except (OSError, urllib.error.URLError):
+            pass
+        if time.monotonic() > deadline:
+            raise ServiceStartError(f"{address} did not become healthy in {timeout:.0f}s")
+        time.sleep(0.1)
+
+
 def start_service(name: str, args: list[str], *, host: str = "127.0.0.1",
                   timeout: float = 120.0, env: dict | None = None,
                   echo=None) -> ServiceProcess:
@@ -130,7 +157,8 @@ def start_service(name: str, args: list[str], *, host: str = "127.0.0.1",
     threading.Thread(target=_pump, args=(process.stdout, output, echo), daemon=True).start()
     service = ServiceProcess(name, process, address, output)
     try:
-        wait_healthy(address, max(5.0, deadline - time.monotonic()))
+        wait = wait_http_healthy if args[:1] == ["ui"] else wait_healthy
+        wait(address, max(5.0, deadline - time.monotonic()))
     except ServiceStartError:
         service.stop()
         raise

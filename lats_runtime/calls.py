@@ -6,6 +6,10 @@ attempts back off exponentially with jitter (tenacity) until the retry window
 closes. A retried call goes through a round-robin channel
 (`lats_runtime.channels`), so it lands on another live replica.
 
+Every attempt carries the current run id as metadata
+(`lats_runtime.run_context`) and is counted and timed per service, method and
+status (`lats_runtime.metrics`).
+
 A call that fails for good raises `ServiceCallError`: a `grpc.aio.AioRpcError`
 with the last attempt's status code whose details name the service, the
 address and the method, so an error that ends a run says which service failed.
@@ -13,11 +17,14 @@ address and the method, so an error that ends a run says which service failed.
 
 from __future__ import annotations
 
+import time
 from dataclasses import dataclass
 
 import grpc
 
 from lats_runtime.channels import DEFAULT_MAX_MESSAGE_BYTES, open_channel
+from lats_runtime.metrics import CLIENT_CALLS, CLIENT_RETRIES, CLIENT_SECONDS
+from lats_runtime.run_context import with_run_id
 from tenacity import (
     AsyncRetrying,
     retry_if_exception,
@@ -97,8 +104,25 @@ class ServiceClient:
         method = getattr(self.stub, name)
         policy = self.policy if policy is None else policy
         timeout = timeout or self.timeout
+        metadata = with_run_id(metadata)
+
+        async def attempt_once():
+            started = time.perf_counter()
+            code = "OK"
+            try:
+                return await method(request, timeout=timeout, metadata=metadata)
+            except grpc.aio.AioRpcError as error:
+                code = error.code().name
+                raise
+            except BaseException:
+                code = "CANCELLED"
+                raise
+            finally:
+                CLIENT_CALLS.labels(self.service, name, code).inc()
+                CLIENT_SECONDS.labels(self.service, name).observe(time.perf_counter() - started)
+
         try:   # the first attempt without the retry machinery: most calls need no more
-            return await method(request, timeout=timeout, metadata=metadata)
+            return await attempt_once()
         except grpc.aio.AioRpcError as error:
             if not policy.should_retry(error):
                 raise self._failed(name, error, 1) from error
@@ -113,7 +137,8 @@ class ServiceClient:
             ):
                 with attempt:
                     attempts += 1
-                    return await method(request, timeout=timeout, metadata=metadata)
+                    CLIENT_RETRIES.labels(self.service, name).inc()
+                    return await attempt_once()
         except grpc.aio.AioRpcError as error:
             raise self._failed(name, error, attempts) from error
 

@@ -7,7 +7,10 @@ Contract: a server built here
   * caps request size (oversized requests get RESOURCE_EXHAUSTED from gRPC);
   * bounds every unary call by a server-side deadline (DEADLINE_EXCEEDED);
   * on SIGTERM/SIGINT turns health to NOT_SERVING, stops accepting calls and
-    lets in-flight calls finish within a grace period, then exits.
+    lets in-flight calls finish within a grace period, then exits;
+  * counts, times and access-logs every call in the caller's run scope
+    (`lats_runtime.observing`) and, given `metrics_port`, serves Prometheus
+    metrics at http://HOST:METRICS_PORT/metrics (`lats_runtime.metrics`).
 """
 
 from __future__ import annotations
@@ -21,6 +24,10 @@ from dataclasses import dataclass, field
 import grpc
 from grpc_health.v1 import health, health_pb2, health_pb2_grpc
 from grpc_reflection.v1alpha import reflection
+
+from lats_runtime.logs import set_service
+from lats_runtime.metrics import MetricsServer, start_metrics_server
+from lats_runtime.observing import ObservingInterceptor
 
 log = logging.getLogger(__name__)
 
@@ -44,6 +51,8 @@ class ServerOptions:
     # False: health answers NOT_SERVING until the owner calls set_serving(True).
     serving_at_start: bool = True
     extra_options: list[tuple[str, int]] = field(default_factory=list)
+    metrics_port: int | None = None     # None: no /metrics endpoint; 0: any free port
+    name: str = ""                      # the service's name in logs ("" = its gRPC services)
 
 
 class _DeadlineInterceptor(grpc.aio.ServerInterceptor):
@@ -113,7 +122,8 @@ async def start_server(
         *options.extra_options,
     ]
     server = grpc.aio.server(
-        interceptors=[_DeadlineInterceptor(options.unary_deadline_seconds)],
+        interceptors=[ObservingInterceptor(),
+                      _DeadlineInterceptor(options.unary_deadline_seconds)],
         options=grpc_options,
     )
     for spec in services:
@@ -151,8 +161,11 @@ async def serve_forever(
     `on_stopped` runs after in-flight calls have finished (or the grace period
     ran out), to release what the servicers hold.
     """
+    services = list(services)
+    set_service(options.name or ",".join(s.full_name.rsplit(".", 1)[-1] for s in services))
+    metrics = _start_metrics(options)
     running = await start_server(services, options)
-    names = ", ".join(s.full_name for s in services) if isinstance(services, list) else ""
+    names = ", ".join(s.full_name for s in services)
     log.info("listening on %s (%s)", bound_address(options.address, running.port), names)
     print(f"listening on {bound_address(options.address, running.port)}", flush=True)
     if on_started is not None:
@@ -174,4 +187,21 @@ async def serve_forever(
         await on_stopped()
     for task in (waiter, stopper):
         task.cancel()
+    if metrics is not None:
+        metrics.stop()
     log.info("stopped")
+
+
+def _start_metrics(options: ServerOptions) -> MetricsServer | None:
+    """The /metrics endpoint on the server's interface, announced like the server."""
+    if options.metrics_port is None:
+        return None
+    host = options.address.rsplit(":", 1)[0].strip("[]") or "127.0.0.1"
+    try:
+        metrics = start_metrics_server(host, options.metrics_port)
+    except OSError as error:
+        raise OSError(f"could not serve metrics on {host}:{options.metrics_port}: "
+                      f"{error}") from None
+    log.info("metrics on %s", metrics.url)
+    print(f"metrics on {metrics.url}", flush=True)
+    return metrics

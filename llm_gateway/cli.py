@@ -74,6 +74,10 @@ DEFAULT_PORT = 50052
 @click.option("--deadline", type=click.FloatRange(min=0), default=300.0, show_default=True,
               envvar="LATS_DEADLINE", show_envvar=True,
               help="Server-side cap in seconds on any one call (0 = none).")
+@click.option("--metrics-port", default=None, type=click.IntRange(0, 65535),
+              envvar="LATS_METRICS_PORT", show_envvar=True,
+              help="Serve Prometheus metrics at http://HOST:PORT/metrics (0 = any free port; "
+                   "unset = no metrics endpoint).")
 def serve_gateway(backend_name: str, model: str, base_url: str | None,
                   api_key: str | None, replay: str | None, record: str | None,
                   script: str | None, latency: float, model_path: str | None,
@@ -81,12 +85,13 @@ def serve_gateway(backend_name: str, model: str, base_url: str | None,
                   preload: bool,
                   max_concurrency: int, max_n: int, max_tokens_limit: int,
                   timeout: float, max_retries: int, host: str, port: int,
-                  deadline: float) -> None:
+                  deadline: float, metrics_port: int | None) -> None:
     """Serve the LLM gateway (lats.v1.LlmGateway) until SIGTERM."""
     backend_name = backend_name or ("openai" if base_url else "local")
     settings = GatewaySettings(max_n=max_n, max_tokens_limit=max_tokens_limit,
                                max_concurrency=max_concurrency)
-    options = ServerOptions(address=f"{host}:{port}", unary_deadline_seconds=deadline)
+    options = ServerOptions(address=f"{host}:{port}", unary_deadline_seconds=deadline,
+                            metrics_port=metrics_port, name="gateway")
     backend_options = dict(
         model=model, base_url=base_url, api_key=api_key, timeout=timeout,
         max_retries=max_retries, replay=replay, script=script,

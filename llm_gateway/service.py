@@ -11,12 +11,15 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import time
 
 import grpc
 from lats_pb import llm_pb2, llm_pb2_grpc
 
 from lats_runtime.calls import RETRYABLE_KEY
+from lats_runtime.run_context import current_run_id, enter_run
 from lats_runtime.serving import ServiceSpec
+from llm_gateway.metrics import MODEL_IN_FLIGHT, record_call
 from llm_gateway.backends.base import (
     FINISH_FILTERED,
     FINISH_LENGTH,
@@ -65,14 +68,22 @@ class LlmGatewayServicer(llm_pb2_grpc.LlmGatewayServicer):
         except InvalidRequest as error:
             await context.abort(grpc.StatusCode.INVALID_ARGUMENT, str(error))
         run_id = request.run_id
-        result, code, message = await self._call_backend(generation, context)
+        if run_id and not current_run_id():    # a client that sent no run-id header
+            enter_run(run_id)
+        started = time.perf_counter()
+        with MODEL_IN_FLIGHT.labels(self._backend.name).track_inprogress():
+            result, code, message = await self._call_backend(generation, context)
+        seconds = time.perf_counter() - started
         if result is None:
+            record_call(self._backend.name, self._backend.model or "default", code.name, seconds)
             # An upstream that failed after the backend's own retries: a caller
             # retrying would only nest retries (lats_runtime.calls).
             trailing = ((RETRYABLE_KEY, "false"),) if code == grpc.StatusCode.UNAVAILABLE else ()
             await context.abort(code, message, trailing_metadata=trailing)
 
         usage = UsageCounts(1, result.prompt_tokens, result.completion_tokens)
+        record_call(self._backend.name, result.model or self._backend.model or "default", "ok",
+                    seconds, result.prompt_tokens, result.completion_tokens)
         run_usage = self._ledger.record(run_id, usage)
         return llm_pb2.GenerateResponse(
             choices=[

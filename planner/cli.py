@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import socket
 import sys
 from pathlib import Path
 
@@ -21,6 +22,20 @@ from planner.event_printer import EventPrinter
 
 def _default_db() -> str:
     return str(Path.home() / ".local" / "share" / "lats" / "runs.sqlite3")
+
+
+def advertised_address(host: str, port: int, advertise: str | None) -> str:
+    """Where other processes reach this planner: --advertise, else the listening
+    host, else (listening on every interface) this machine's own address."""
+    if advertise:
+        return advertise
+    if host in ("", "0.0.0.0", "::", "[::]"):
+        name = socket.gethostname()
+        try:
+            host = socket.gethostbyname(name)
+        except OSError:
+            host = name
+    return f"[{host}]:{port}" if ":" in host else f"{host}:{port}"
 
 
 @click.command()
@@ -52,8 +67,16 @@ def _default_db() -> str:
               show_default=True, help="Deadline (s) of each model call.")
 @click.option("--deadline", default=60.0, type=float, envvar="LATS_DEADLINE", show_default=True,
               help="Server-side deadline (s) for unary calls.")
+@click.option("--advertise", default=None, envvar="LATS_ADVERTISE", show_envvar=True,
+              help="host:port at which the run viewer reaches this replica to watch its "
+                   "runs live (default: the listening host and port; on 0.0.0.0, this "
+                   "machine's own address). In Kubernetes: $(POD_IP):PORT.")
+@click.option("--metrics-port", default=None, type=click.IntRange(0, 65535),
+              envvar="LATS_METRICS_PORT", show_envvar=True,
+              help="Serve Prometheus metrics at http://HOST:PORT/metrics (0 = any free port; "
+                   "unset = no metrics endpoint).")
 def serve_planner(host, port, gateway, db, env_protocol, heartbeat, lease, max_runs,
-                  env_timeout, model_timeout, deadline):
+                  env_timeout, model_timeout, deadline, advertise, metrics_port):
     """Run the planner service (LATS search over any environment server)."""
     from llm_gateway.client import GatewayClient
     from planner.runs import LeaseSettings, open_run_store
@@ -82,10 +105,16 @@ def serve_planner(host, port, gateway, db, env_protocol, heartbeat, lease, max_r
         spec = ServiceSpec(
             planner_pb2.DESCRIPTOR.services_by_name["Planner"].full_name,
             lambda server: planner_pb2_grpc.add_PlannerServicer_to_server(servicer, server))
+        def started(running):
+            servicer.advertise(advertised_address(host, running.port, advertise))
+            return servicer.start()
+
         try:
             await serve_forever([spec], ServerOptions(address=f"{host}:{port}",
-                                                      unary_deadline_seconds=deadline),
-                                on_started=lambda _: servicer.start(),
+                                                      unary_deadline_seconds=deadline,
+                                                      metrics_port=metrics_port,
+                                                      name="planner"),
+                                on_started=started,
                                 on_stopping=servicer.begin_shutdown, on_stopped=stopped)
         finally:
             await store.close()

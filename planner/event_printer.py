@@ -31,6 +31,15 @@ class EventPrinter:
         if handler is not None:
             handler(getattr(event, kind), event)
 
+    def _on_setup_started(self, e: pb.SetupStarted, event: pb.SearchEvent) -> None:
+        self._line(f"run {event.run_id}: the model writes the task's {e.option} first "
+                   "(one call before the search; minutes on a CPU) ...")
+
+    def _on_setup_finished(self, e: pb.SetupFinished, event: pb.SearchEvent) -> None:
+        self._line(f"{e.option} written in {e.seconds:.1f}s:")
+        for line in e.text.strip().splitlines()[:20]:
+            self._line(f"  | {_short(line, 100)}")
+
     def _on_started(self, e: pb.RunStarted, event: pb.SearchEvent) -> None:
         c = e.config
         self._line(f"run {event.run_id} on {e.environment} task {e.task_id} "

@@ -137,11 +137,15 @@ class LatsSearch:
         if self.pack.setup_template:
             # A one-off setup generation whose output the environment takes
             # as a start option (e.g. model-written internal tests).
+            option = self.pack.setup_option_key or "setup"
+            self.events.setup_started(option)
+            began = time.monotonic()
             probe = await self.env.start(task)
             renderer = PromptRenderer(self.pack, probe.observation)
             setup = await self._sample(renderer.setup(), "setup", Node(id="setup"), 1, 0.0,
                                        self.pack.setup_stop, self.pack.setup_max_tokens)
-            task = task.with_option(self.pack.setup_option_key or "setup", setup[0])
+            self.events.setup_finished(option, setup[0], time.monotonic() - began)
+            task = task.with_option(option, setup[0])
             self.task = task
         started = await self.env.start(task)
         self.renderer = PromptRenderer(self.pack, started.observation)

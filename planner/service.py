@@ -14,6 +14,13 @@ growing tree every `heartbeat_seconds`, and marks INTERRUPTED any run whose
 planner stopped renewing. On shutdown the runs still going are stored
 INTERRUPTED. Environment and gateway addresses may name several replicas;
 every environment call is stateless and retried on another replica.
+
+Watching: each event is published, as the search emits it, to the run's feed
+(planner.feed); WatchRun streams a snapshot of the run and then those same
+events, on the planner that executes the run (its record's `owner_address`).
+Every search runs in the scope of its run id (lats_runtime.run_context), so
+the planner's log lines and its calls to the gateway and the environments
+carry it.
 """
 
 from __future__ import annotations
@@ -24,6 +31,7 @@ import datetime
 import logging
 import os
 import socket
+import time
 import uuid
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -33,12 +41,16 @@ import grpc
 from lats_pb import planner_pb2 as pb
 from lats_pb import planner_pb2_grpc as pb_grpc
 
+from lats_runtime.run_context import enter_run
 from planner.config import ConfigError, effective_config, resolve_method, to_proto
 from planner.convert import node_message
 from planner.environment import Environment, TaskRef
 from planner.environment_client import connect_environment
 from planner.events import EventSink
-from planner.lats import LatsSearch, SearchOutcome
+from planner.feed import RunFeed, WatcherFellBehind
+from planner.lats import LatsConfig, LatsSearch, SearchOutcome
+from planner.metrics import (SEARCH_NODES, SEARCH_SECONDS, SEARCHES, SEARCHES_IN_FLIGHT,
+                             WATCHERS)
 from planner.model_client import GatewayModel, RunBudget
 from planner.runs import LeaseSettings, RunStore
 from planner.runs.store import interrupted
@@ -49,20 +61,43 @@ log = logging.getLogger(__name__)
 _STATUS = {"solved": pb.RUN_STATUS_SOLVED, "failed": pb.RUN_STATUS_FAILED}
 
 
-class QueueSink(EventSink):
-    """Turns search callbacks into numbered SearchEvent messages on a queue."""
+def second_term(config: LatsConfig) -> str:
+    """What the value mixes with the LM score: "sc" or "reward"."""
+    return "reward" if config.reward_in_value else "sc"
 
-    def __init__(self, run_id: str, queue: asyncio.Queue):
-        self.run_id = run_id
+
+class QueueSink(EventSink):
+    """Turns search callbacks into numbered SearchEvent messages: queued for the
+    Solve stream, published to the run's watchers, and kept in its live record.
+
+    `started` is filled in from `started_fields` (the effective config, the
+    environment, its reward mode and the value's second term).
+    """
+
+    def __init__(self, live: LiveRun, queue: asyncio.Queue, **started_fields):
+        self.live = live
+        self.run_id = live.run.run_id
         self.queue = queue
         self.seq = 0
+        self._started_fields = started_fields
 
     def emit(self, **event) -> None:
         self.seq += 1
-        self.queue.put_nowait(pb.SearchEvent(run_id=self.run_id, seq=self.seq, **event))
+        message = pb.SearchEvent(run_id=self.run_id, seq=self.seq, **event)
+        self.live.run.last_seq = self.seq
+        self.queue.put_nowait(message)
+        self.live.feed.publish(message)
+
+    def setup_started(self, option: str) -> None:
+        self.emit(setup_started=pb.SetupStarted(option=option))
+
+    def setup_finished(self, option: str, text: str, seconds: float) -> None:
+        self.live.run.setup = text
+        self.emit(setup_finished=pb.SetupFinished(option=option, text=text, seconds=seconds))
 
     def started(self, task_id: str, task: str) -> None:
-        self.emit(started=pb.RunStarted(task_id=task_id, task=task))
+        self.live.run.task_id = task_id
+        self.emit(started=pb.RunStarted(task_id=task_id, task=task, **self._started_fields))
 
     def iteration(self, iteration: int) -> None:
         self.emit(iteration=pb.IterationStarted(iteration=iteration))
@@ -80,6 +115,7 @@ class QueueSink(EventSink):
         self.emit(terminal=node_message(node))
 
     def reflection(self, node: Node, text: str) -> None:
+        self.live.run.reflection_notes.add(node_id=node.id, text=text)
         self.emit(reflection=pb.ReflectionAdded(node_id=node.id, text=text))
 
     def backpropagated(self, leaf: Node, reward: float, path: Sequence[Node]) -> None:
@@ -99,6 +135,8 @@ class PlannerSettings:
     env_protocol: str = "stateless"          # or "sessions" (planner.environment_client)
     lease: LeaseSettings = field(default_factory=LeaseSettings)
     owner: str = field(default_factory=replica_name)
+    address: str = ""                        # where this planner answers WatchRun
+    max_watchers: int = 256                  # WatchRun streams open at once
 
 
 @dataclass
@@ -107,6 +145,7 @@ class LiveRun:
     search: LatsSearch | None = None
     # Held while the run is written, so a heartbeat never overwrites the final record.
     lock: asyncio.Lock = field(default_factory=asyncio.Lock)
+    feed: RunFeed = field(default_factory=RunFeed)
 
 
 def _now() -> str:
@@ -135,10 +174,15 @@ class PlannerServicer(pb_grpc.PlannerServicer):
         self._live: dict[str, LiveRun] = {}
         self._keeper: asyncio.Task | None = None
         self._shutting_down = False
+        self._watchers = 0
 
     @property
     def owner(self) -> str:
         return self._settings.owner
+
+    def advertise(self, address: str) -> None:
+        """The host:port runs record as where this planner answers WatchRun."""
+        self._settings.address = address
 
     # ----------------------------------------------------------- lifecycle
     async def start(self) -> None:
@@ -163,6 +207,7 @@ class PlannerServicer(pb_grpc.PlannerServicer):
                     stored = interrupted(_run_snapshot(live),
                                          f"planner {self.owner} shut down during the search")
                     await self._store.put(stored)
+            live.feed.close()
 
     async def _keep_leases(self) -> None:
         while True:
@@ -194,6 +239,43 @@ class PlannerServicer(pb_grpc.PlannerServicer):
             await context.abort(grpc.StatusCode.NOT_FOUND,
                                 f"no run {request.run_id!r}; run ids come from Solve's events")
         return run
+
+    async def WatchRun(self, request: pb.WatchRunRequest, context):
+        if not request.run_id:
+            await context.abort(grpc.StatusCode.INVALID_ARGUMENT, "run_id is required")
+        live = self._live.get(request.run_id)
+        if live is None:
+            run = await self._store.get(request.run_id)
+            if run is None:
+                await context.abort(grpc.StatusCode.NOT_FOUND,
+                                    f"no run {request.run_id!r}; run ids come from Solve's events")
+            if run.status == pb.RUN_STATUS_RUNNING:
+                await context.abort(
+                    grpc.StatusCode.FAILED_PRECONDITION,
+                    f"run {request.run_id!r} is executing on planner {run.owner} at "
+                    f"{run.owner_address or 'an unknown address'}; watch it there "
+                    "(GetRun answers from any planner)")
+            yield pb.RunUpdate(snapshot=run)
+            return
+        if self._watchers >= self._settings.max_watchers:
+            await context.abort(grpc.StatusCode.RESOURCE_EXHAUSTED,
+                                f"{self._settings.max_watchers} watchers are following runs on "
+                                "this planner; retry later")
+        watcher = live.feed.subscribe()          # with the snapshot: no event lost or repeated
+        snapshot = _run_snapshot(live)
+        self._watchers += 1
+        WATCHERS.inc()
+        try:
+            yield pb.RunUpdate(snapshot=snapshot)
+            while (event := await watcher.next()) is not None:
+                yield pb.RunUpdate(event=event)
+        except WatcherFellBehind as exc:
+            await context.abort(grpc.StatusCode.RESOURCE_EXHAUSTED,
+                                f"this watcher {exc}; watch again for a fresh snapshot")
+        finally:
+            live.feed.unsubscribe(watcher)
+            self._watchers -= 1
+            WATCHERS.dec()
 
     async def _validate(self, request: pb.SolveRequest, context) -> TaskRef:
         if not request.env_address:
@@ -247,15 +329,22 @@ class PlannerServicer(pb_grpc.PlannerServicer):
             await context.abort(grpc.StatusCode.INVALID_ARGUMENT, str(exc))
 
         run_id = request.run_id or uuid.uuid4().hex
+        enter_run(run_id)        # log lines and calls to other services name the run
         config_message = to_proto(config, request.config)
         environment = f"{description.name}@{description.version}"
         run = pb.Run(run_id=run_id, status=pb.RUN_STATUS_RUNNING, created_at=_now(),
-                     task_id=task.task_id, owner=self.owner)
+                     task_id=task.task_id, owner=self.owner,
+                     owner_address=self._settings.address)
         run.result.environment = environment
         run.result.method = config_message.method
         run.result.config.CopyFrom(config_message)
+        run.result.reward_mode = description.reward_mode or "none"
+        run.result.second_term = second_term(config)
+        live = LiveRun(run=run)
         queue: asyncio.Queue = asyncio.Queue()
-        sink = QueueSink(run_id, queue)
+        sink = QueueSink(live, queue, config=config_message, environment=environment,
+                         reward_mode=description.reward_mode,
+                         second_term=run.result.second_term)
         budget = request.config.budget
         model = GatewayModel(self._gateway, run_id, request.config.model,
                              RunBudget(budget.max_calls, budget.max_total_tokens))
@@ -264,19 +353,19 @@ class PlannerServicer(pb_grpc.PlannerServicer):
         if request.config.fallback_env_address:
             fallback_env = self._connect(request.config.fallback_env_address)
             search.fallback_env = fallback_env
-        live = LiveRun(run=run, search=search)
+        live.search = search
         self._live[run_id] = live
         await self._store.put(run)
+        log.info("run %s started: %s task %s, method %s (n=%d k=%d d=%d)", run_id, environment,
+                 task.task_id or "(inline)", config_message.method, config.n_samples,
+                 config.iterations, config.max_depth)
+        SEARCHES_IN_FLIGHT.labels(config_message.method).inc()
+        began = time.monotonic()
 
         search_task = asyncio.create_task(search.run())
         search_task.add_done_callback(lambda _: queue.put_nowait(None))
         try:
             while (event := await queue.get()) is not None:
-                if event.HasField("started"):
-                    event.started.config.CopyFrom(config_message)
-                    event.started.environment = environment
-                    event.started.reward_mode = description.reward_mode
-                    run.task_id = event.started.task_id
                 yield event
             try:
                 outcome = search_task.result()
@@ -286,6 +375,7 @@ class PlannerServicer(pb_grpc.PlannerServicer):
                 outcome, error = SearchOutcome(status="error", answer=None), _describe_error(exc)
             result = self._result(outcome, error, search, model, config_message,
                                   description, environment, run.task_id)
+            result.second_term = run.result.second_term
             run.status = result.status
             run.result.CopyFrom(result)
             sink.emit(finished=result)
@@ -300,10 +390,29 @@ class PlannerServicer(pb_grpc.PlannerServicer):
                     run.result.error = "the client cancelled the search"
             if fallback_env is not None:
                 await fallback_env.aclose()
-            async with live.lock:
-                stored = _run_snapshot(live)
-                self._live.pop(run_id, None)
-                await self._store.put(stored)
+            stored = None
+            try:
+                async with live.lock:
+                    stored = _run_snapshot(live)
+                    self._live.pop(run_id, None)
+                    await self._store.put(stored)
+            finally:
+                live.feed.close()
+                self._count_finished(stored or run, time.monotonic() - began)
+
+    @staticmethod
+    def _count_finished(run: pb.Run, seconds: float) -> None:
+        method = run.result.method or "lats"
+        status = pb.RunStatus.Name(run.status).removeprefix("RUN_STATUS_").lower()
+        SEARCHES_IN_FLIGHT.labels(method).dec()
+        SEARCHES.labels(method, status).inc()
+        SEARCH_SECONDS.labels(method).observe(seconds)
+        SEARCH_NODES.labels(method).inc(len(run.nodes))
+        usage = run.result.usage
+        log.info("run %s %s after %d iterations, %d nodes, %d model calls (%d tokens), %.1fs%s",
+                 run.run_id, status, run.result.iterations, len(run.nodes), usage.calls,
+                 usage.prompt_tokens + usage.completion_tokens, seconds,
+                 f": {run.result.error}" if run.result.error else "")
 
     @staticmethod
     def _result(outcome: SearchOutcome, error: str, search: LatsSearch, model: GatewayModel,
@@ -322,6 +431,7 @@ class PlannerServicer(pb_grpc.PlannerServicer):
         result.usage.prompt_tokens = model.usage.prompt_tokens
         result.usage.completion_tokens = model.usage.completion_tokens
         if outcome.answer is not None:
+            result.answer_node_id = outcome.answer.id
             result.actions.extend(n.action for n in outcome.answer.trajectory())
             result.final_observation = outcome.answer.observation
             result.reward = outcome.answer.reward

@@ -33,6 +33,7 @@ from env_servers.coderunner.extraction import NoCodeFound, extract_program
 from env_servers.coderunner.feedback import compile_error, observation, program_problem
 from env_servers.coderunner.internal_tests import docstring_examples, parse_asserts, smoke_test
 from env_servers.coderunner.problems import Problem
+from env_servers.coderunner.sandbox_metrics import observed_run
 from env_servers.coderunner.prompts import INTERNAL_TESTS_OPTION, prompt_pack
 from env_servers.coderunner.tasks import TaskSet
 from env_servers.core import (
@@ -141,7 +142,7 @@ class CodeRunnerDomain(Domain):
         except NoCodeFound as error:
             return StepOutcome(state, str(error), invalid_action=True)
         tests = tuple(state["tests"])
-        result = await self._run(program, tests, self.config.step_limits)
+        result = await self._run(program, tests, self.config.step_limits, "step")
         passed = result.passed if result.status == STATUS_OK else 0
         text = observation(result, tests, self.config.step_limits.wall_seconds,
                            _syntax_error(result, program))
@@ -193,11 +194,15 @@ class CodeRunnerDomain(Domain):
             return tests, "docstring"
         return [smoke_test(problem.entry_point)], "smoke"
 
-    async def _run(self, program: str, tests: tuple[str, ...], limits) -> RunResult:
-        return await self._sandbox.run(RunRequest(program=program, tests=tests, limits=limits))
+    async def _run(self, program: str, tests: tuple[str, ...], limits, purpose: str) -> RunResult:
+        with observed_run(self._sandbox.name, purpose) as observed:
+            result = await self._sandbox.run(RunRequest(program=program, tests=tests,
+                                                        limits=limits))
+            observed.status, observed.all_passed = result.status, result.all_passed
+        return result
 
     async def _hidden_run(self, problem: Problem, program: str) -> RunResult:
-        return await self._run(program, problem.hidden_tests, self.config.score_limits)
+        return await self._run(program, problem.hidden_tests, self.config.score_limits, "hidden")
 
 
 def _as_text(reply: str) -> str:

@@ -19,6 +19,7 @@ import functools
 import inspect
 import logging
 import math
+import time
 from collections.abc import Callable
 from typing import Any
 
@@ -27,6 +28,7 @@ from lats_pb import environment_pb2, environment_pb2_grpc
 
 from env_servers.core.domain import Domain, ResetOutcome, State
 from env_servers.core.errors import EnvError, FailedPrecondition, InvalidRequest
+from env_servers.core.metrics import SESSIONS_OPEN, STEP_SECONDS, STEPS, step_outcome
 from env_servers.core.paging import page
 from env_servers.core.sessions import SessionStore
 from env_servers.core.settings import EnvSettings
@@ -72,6 +74,8 @@ class EnvironmentServicer(environment_pb2_grpc.EnvironmentServicer):
             snapshot_key(settings.snapshot_key), domain.name, domain.version
         )
         self._describe_response = self._build_describe(settings)
+        sessions = self.sessions
+        SESSIONS_OPEN.labels(domain.name).set_function(lambda: len(sessions))
 
     async def start(self) -> None:
         self.sessions.start_sweeper()
@@ -245,7 +249,11 @@ class EnvironmentServicer(environment_pb2_grpc.EnvironmentServicer):
         An invalid action keeps the domain state but still counts as a step.
         """
         self._check_not_over(before)
+        started = time.perf_counter()
         outcome = await self._call(self.domain.step, before.state, action)
+        STEP_SECONDS.labels(self.domain.name).observe(time.perf_counter() - started)
+        STEPS.labels(self.domain.name,
+                     step_outcome(outcome.invalid_action, bool(outcome.terminated))).inc()
         state = before.state if outcome.invalid_action else outcome.state
         after = SnapshotPayload(state, before.steps + 1, bool(outcome.terminated))
         response = environment_pb2.StepResponse(

@@ -76,16 +76,20 @@ async def _list_tasks(env_address: str, split: str) -> list[str]:
 SLOW_CALL_SECONDS = 1800   # a CPU model on a busy machine: minutes per call are normal
 
 
-def _service_specs(env_name, env_args, backend, model, gateway_args, out: Path, runs: int):
-    """The three services; model calls may be slow (the user's --gateway-arg wins)."""
+def _service_specs(env_name, env_args, backend, model, gateway_args, out: Path, runs: int,
+                   ui: bool = False):
+    """The three services (and the run viewer); model calls may be slow (the user's
+    --gateway-arg wins)."""
     gateway = ["gateway", "--backend", backend, *(["--model", model] if model else []),
                "--deadline", str(SLOW_CALL_SECONDS), *gateway_args]
+    viewer = [("ui", ["ui", "--db", str(out / "planner-runs.sqlite3")])] if ui else []
     return [
         ("env", ["env", env_name, *env_args]),
         ("gateway", gateway),
         ("planner", ["planner", "--gateway", "{gateway}", "--db",
                      str(out / "planner-runs.sqlite3"), "--max-runs", str(runs),
                      "--model-timeout", str(SLOW_CALL_SECONDS)]),
+        *viewer,
     ]
 
 
@@ -103,6 +107,8 @@ def _services(start: bool, planner, env, specs):
         with running_services(specs, timeout=900) as running:
             for name in ("env", "gateway", "planner"):
                 click.echo(f"  {name:8s} {running[name].address}", err=True)
+            if "ui" in running:
+                click.echo(f"  watch the searches: http://{running['ui'].address}/", err=True)
             yield running["planner"].address, running["env"].address
     except ServiceStartError as exc:
         raise click.ClickException(str(exc)) from exc
@@ -224,10 +230,13 @@ def _list_methods(ctx: click.Context, _param, value: bool) -> None:
 @click.option("--report-only", is_flag=True, help="Only print and write the report of --out.")
 @click.option("--samples/--no-samples", default=None,
               help="Write human-eval samples (default: for programming environments).")
+@click.option("--ui", is_flag=True,
+              help="With --start-services: also start the run viewer, to watch each search "
+                   "as a tree while the bench runs.")
 def bench(planner_address, env_address, start_services, env_name, env_args, backend,
           gateway_args, model, task_ids, split, task_slice, methods, ks, n_samples, max_depth,
           temperature, seed, max_calls, max_tokens, concurrency, timeout, out, resume,
-          retry_errors, report_only, samples):
+          retry_errors, report_only, samples, ui):
     """Compare methods at equal budgets on a slice of tasks; store, summarise, plot."""
     try:
         variants = [MethodVariant.parse(spec) for spec in (methods or ("lats",))]
@@ -247,7 +256,7 @@ def bench(planner_address, env_address, start_services, env_name, env_args, back
                 f"{out} already holds {finished} finished jobs; pass --resume to continue that "
                 "bench, or choose a new --out")
         specs = _service_specs(env_name, env_args, backend, model, gateway_args, out,
-                               max(8, concurrency))
+                               max(8, concurrency), ui)
         if start_services and backend == "local":
             from llm_gateway.model_store import DEFAULT_MODEL, ensure_model
 

@@ -12,9 +12,9 @@ so no run is left RUNNING forever. Times are the database's own clock, so
 planners on machines with skewed clocks agree.
 """
 
-from planner.runs.store import LeaseSettings, RunStore
+from planner.runs.store import LeaseSettings, RunQuery, RunStore
 
-__all__ = ["LeaseSettings", "RunStore", "open_run_store"]
+__all__ = ["LeaseSettings", "RunQuery", "RunStore", "open_run_store"]
 
 
 def open_run_store(location: str) -> RunStore:

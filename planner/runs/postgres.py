@@ -11,7 +11,8 @@ import re
 
 from lats_pb import planner_pb2 as pb
 
-from planner.runs.store import SUMMARY_COLUMNS, RunStore, interrupted, summary
+from planner.runs.store import (LIST_COLUMNS, SUMMARY_COLUMNS, RunQuery, RunStore, interrupted,
+                                listed_run, query_filters, summary)
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS runs (
@@ -26,7 +27,9 @@ CREATE TABLE IF NOT EXISTS runs (
     model        TEXT NOT NULL DEFAULT '',
     run          BYTEA NOT NULL
 );
+ALTER TABLE runs ADD COLUMN IF NOT EXISTS result BYTEA;
 CREATE INDEX IF NOT EXISTS runs_running ON runs (status, heartbeat_at);
+CREATE INDEX IF NOT EXISTS runs_created ON runs (created_at);
 """
 _RUNNING = pb.RUN_STATUS_RUNNING
 
@@ -83,6 +86,25 @@ class PostgresRunStore(RunStore):
         run.heartbeat_at = row[1].isoformat(timespec="milliseconds") if row[1] else ""
         return run
 
+    async def list_runs(self, query: RunQuery) -> list[pb.Run]:
+        where, params = query_filters(query, "%s")
+        async with self._pool.connection() as connection:
+            cursor = await connection.execute(
+                f"SELECT {LIST_COLUMNS} FROM runs{where} ORDER BY created_at DESC, run_id DESC "
+                "LIMIT %s OFFSET %s", (*params, query.limit, query.offset))
+            rows = await cursor.fetchall()
+        return [listed_run(*row[:5], row[5].isoformat(timespec="milliseconds") if row[5] else "",
+                           *row[6:]) for row in rows]
+
+    async def facets(self) -> dict[str, list[str]]:
+        facets = {}
+        async with self._pool.connection() as connection:
+            for column in ("environment", "method", "model"):
+                cursor = await connection.execute(
+                    f"SELECT DISTINCT {column} FROM runs WHERE {column} != '' ORDER BY {column}")
+                facets[column] = [row[0] for row in await cursor.fetchall()]
+        return facets
+
     async def renew(self, owner: str, run_ids: list[str]) -> None:
         if not run_ids:
             return
@@ -104,8 +126,9 @@ class PostgresRunStore(RunStore):
                                       f"planner {owner or '?'} stopped renewing its lease "
                                       f"(over {lease_seconds:g}s); it died or lost the store")
                     await connection.execute(
-                        "UPDATE runs SET status = %s, run = %s WHERE run_id = %s",
-                        (int(run.status), run.SerializeToString(), run_id))
+                        "UPDATE runs SET status = %s, run = %s, result = %s WHERE run_id = %s",
+                        (int(run.status), run.SerializeToString(),
+                         run.result.SerializeToString(), run_id))
         return [row[0] for row in rows]
 
     async def close(self) -> None:

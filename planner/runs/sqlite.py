@@ -15,7 +15,8 @@ from pathlib import Path
 
 from lats_pb import planner_pb2 as pb
 
-from planner.runs.store import SUMMARY_COLUMNS, RunStore, interrupted, summary
+from planner.runs.store import (LIST_COLUMNS, SUMMARY_COLUMNS, RunQuery, RunStore, interrupted,
+                                listed_run, query_filters, summary)
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS runs (
@@ -33,6 +34,7 @@ _ADDED_COLUMNS = (
     ("environment", "TEXT NOT NULL DEFAULT ''"),
     ("method", "TEXT NOT NULL DEFAULT ''"),
     ("model", "TEXT NOT NULL DEFAULT ''"),
+    ("result", "BLOB"),
 )
 _NOW = "((julianday('now') - 2440587.5) * 86400.0)"  # Unix seconds, fractional
 _RUNNING = pb.RUN_STATUS_RUNNING
@@ -68,6 +70,7 @@ class SqliteRunStore(RunStore):
                     self._db.execute(f"ALTER TABLE runs ADD COLUMN {name} {declaration}")
             self._db.execute("CREATE INDEX IF NOT EXISTS runs_running "
                              "ON runs (status, heartbeat_at)")
+            self._db.execute("CREATE INDEX IF NOT EXISTS runs_created ON runs (created_at)")
 
     def _put(self, run: pb.Run) -> None:
         columns = summary(run)
@@ -112,13 +115,38 @@ class SqliteRunStore(RunStore):
                     run = interrupted(pb.Run.FromString(blob),
                                       f"planner {owner or '?'} stopped renewing its lease "
                                       f"(over {lease_seconds:g}s); it died or lost the store")
-                    self._db.execute("UPDATE runs SET status = ?, run = ? WHERE run_id = ?",
-                                     (int(run.status), run.SerializeToString(), run_id))
+                    self._db.execute(
+                        "UPDATE runs SET status = ?, run = ?, result = ? WHERE run_id = ?",
+                        (int(run.status), run.SerializeToString(),
+                         run.result.SerializeToString(), run_id))
                 self._db.execute("COMMIT")
             except BaseException:
                 self._db.execute("ROLLBACK")
                 raise
         return [row[0] for row in rows]
+
+    def _list_runs(self, query: RunQuery) -> list[pb.Run]:
+        where, params = query_filters(query, "?")
+        with self._lock:
+            rows = self._db.execute(
+                f"SELECT {LIST_COLUMNS} FROM runs{where} ORDER BY created_at DESC, run_id DESC "
+                "LIMIT ? OFFSET ?", (*params, query.limit, query.offset)).fetchall()
+        return [listed_run(*row[:5], _rfc3339(row[5]), *row[6:]) for row in rows]
+
+    def _facets(self) -> dict[str, list[str]]:
+        facets = {}
+        with self._lock:
+            for column in ("environment", "method", "model"):
+                rows = self._db.execute(f"SELECT DISTINCT {column} FROM runs WHERE {column} != '' "
+                                        f"ORDER BY {column}").fetchall()
+                facets[column] = [row[0] for row in rows]
+        return facets
+
+    async def list_runs(self, query: RunQuery) -> list[pb.Run]:
+        return await asyncio.to_thread(self._list_runs, query)
+
+    async def facets(self) -> dict[str, list[str]]:
+        return await asyncio.to_thread(self._facets)
 
     async def put(self, run: pb.Run) -> None:
         await asyncio.to_thread(self._put, run)

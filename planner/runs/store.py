@@ -7,8 +7,11 @@ from dataclasses import dataclass
 
 from lats_pb import planner_pb2 as pb
 
-# Columns every backend keeps beside the Run message, for lookups and filters.
-SUMMARY_COLUMNS = ("status", "task_id", "created_at", "owner", "environment", "method", "model")
+# Columns every backend keeps beside the Run message, for lookups and filters;
+# `result` is the serialized RunResult, so listing never decodes a whole tree.
+SUMMARY_COLUMNS = ("status", "task_id", "created_at", "owner", "environment", "method", "model",
+                   "result")
+MAX_LIST_LIMIT = 1000
 
 
 @dataclass(frozen=True)
@@ -30,8 +33,76 @@ def summary(run: pb.Run) -> dict:
         "status": int(run.status), "task_id": run.task_id, "created_at": run.created_at,
         "owner": run.owner, "environment": run.result.environment,
         "method": run.result.method or run.result.config.method,
-        "model": run.result.model,
+        "model": run.result.model, "result": run.result.SerializeToString(),
     }
+
+
+@dataclass(frozen=True)
+class RunQuery:
+    """Which runs to list, newest first; an empty filter matches every run.
+
+    `environment` is a name or name@version (as Describe reports them);
+    `model`, `task` and `run_id_prefix` match parts of the model, the task id
+    and the run id; `statuses` are RunStatus values.
+    """
+
+    environment: str = ""
+    method: str = ""
+    statuses: tuple[int, ...] = ()
+    model: str = ""
+    task: str = ""
+    run_id_prefix: str = ""
+    limit: int = 50
+    offset: int = 0
+
+    def __post_init__(self) -> None:
+        if not 1 <= self.limit <= MAX_LIST_LIMIT:
+            raise ValueError(f"limit must be 1..{MAX_LIST_LIMIT}, got {self.limit}")
+        if self.offset < 0:
+            raise ValueError(f"offset must be >= 0, got {self.offset}")
+
+
+def _like(text: str) -> str:
+    """`text` with LIKE's wildcards escaped (the escape character is a backslash)."""
+    return text.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
+
+
+def query_filters(query: RunQuery, mark: str) -> tuple[str, list]:
+    """The WHERE clause (or "") and its parameters, with `mark` as the placeholder."""
+    clauses: list[str] = []
+    params: list = []
+    if query.environment:
+        clauses.append(f"(environment = {mark} OR environment LIKE {mark} ESCAPE '\\')")
+        params += [query.environment, _like(query.environment) + "@%"]
+    if query.method:
+        clauses.append(f"method = {mark}")
+        params.append(query.method)
+    if query.statuses:
+        clauses.append(f"status IN ({', '.join([mark] * len(query.statuses))})")
+        params += [int(status) for status in query.statuses]
+    for column, text, pattern in (("model", query.model, "%{}%"),
+                                  ("task_id", query.task, "%{}%"),
+                                  ("run_id", query.run_id_prefix, "{}%")):
+        if text:
+            clauses.append(f"{column} LIKE {mark} ESCAPE '\\'")
+            params.append(pattern.format(_like(text)))
+    return (" WHERE " + " AND ".join(clauses)) if clauses else "", params
+
+
+LIST_COLUMNS = ("run_id, status, task_id, created_at, owner, heartbeat_at, result, "
+                "CASE WHEN result IS NULL THEN run END")
+
+
+def listed_run(run_id, status, task_id, created_at, owner, heartbeat_at: str, result,
+               old_blob) -> pb.Run:
+    """A listed row as a Run without its tree (older rows keep no result column)."""
+    run = pb.Run(run_id=run_id, status=status, task_id=task_id, created_at=created_at,
+                 owner=owner, heartbeat_at=heartbeat_at)
+    if result is not None:
+        run.result.ParseFromString(bytes(result))
+    elif old_blob is not None:
+        run.result.CopyFrom(pb.Run.FromString(bytes(old_blob)).result)
+    return run
 
 
 def interrupted(run: pb.Run, why: str) -> pb.Run:
@@ -58,6 +129,16 @@ class RunStore(abc.ABC):
     @abc.abstractmethod
     async def get(self, run_id: str) -> pb.Run | None:
         """The stored run, with `heartbeat_at` filled in; None if unknown."""
+
+    @abc.abstractmethod
+    async def list_runs(self, query: RunQuery) -> list[pb.Run]:
+        """The runs `query` matches, newest first, without their trees (no nodes,
+        reflections or setup): status, task, owner, heartbeat and result."""
+
+    @abc.abstractmethod
+    async def facets(self) -> dict[str, list[str]]:
+        """The distinct environments, methods and models of the stored runs
+        (keys "environment", "method", "model"; sorted; no empty values)."""
 
     @abc.abstractmethod
     async def renew(self, owner: str, run_ids: list[str]) -> None:

@@ -188,9 +188,10 @@ def test_start_services_runs_its_own_three_processes(services, tmp_path):
         [sys.executable, "-m", "lats", "--log-level", "WARNING", "bench", "--start-services",
          "--env-name", "game24", "--backend", "scripted",
          f"--gateway-arg=--script={services['script']}", "--task", "game24/900",
-         "-m", "reflexion", "-k", "3", "-d", "4", "--out", str(out)],
+         "-m", "reflexion", "-k", "3", "-d", "4", "--out", str(out), "--ui"],
         capture_output=True, text=True, timeout=120)
     assert done.returncode == 0, done.stderr
     (record,) = stored(out)
     assert record["success"] and record["label"] == "reflexion"
     assert (out / "planner-runs.sqlite3").exists()
+    assert "watch the searches: http://127.0.0.1:" in done.stderr   # the run viewer ran too

@@ -28,6 +28,7 @@ import grpc
 import pytest
 
 from lats.processes import running_services
+from tests.observability.helpers import scrape, total
 from lats_pb import planner_pb2 as pb
 from lats_pb import planner_pb2_grpc as pb_grpc
 
@@ -59,16 +60,40 @@ def of(events, kind):
 
 
 @pytest.fixture(scope="module")
-def events(tmp_path_factory):
+def searched(tmp_path_factory):
     db = tmp_path_factory.mktemp("planner") / "runs.sqlite3"
     specs = service_specs(["--backend", "replay", "--replay", str(RECORDING)], db)
+    specs[0] = ("env", ["env", "coderunner", "--metrics-port", "0"])
     with running_services(specs, env=SANDBOX_ENV) as services:
-        return solve(services, timeout=120)
+        events = solve(services, timeout=120)
+        return events, scrape(services["env"].metrics_url)
+
+
+@pytest.fixture(scope="module")
+def events(searched):
+    return searched[0]
+
+
+def test_the_sandbox_runs_are_counted_by_purpose_and_outcome(searched):
+    events, metrics = searched
+    steps = len(of(events, "node_added"))
+    assert total(metrics, "lats_sandbox_runs_total", sandbox="bwrap", purpose="step") == steps
+    assert total(metrics, "lats_sandbox_runs_total", purpose="step", status="ok",
+                 verdict="all_passed") >= 1
+    assert total(metrics, "lats_sandbox_runs_total", purpose="hidden", verdict="all_passed") == 1
+    assert total(metrics, "lats_sandbox_run_seconds_count", purpose="step") == steps
+    assert total(metrics, "lats_sandbox_runs_in_flight") == 0
 
 
 def test_the_search_solves_the_task_and_the_hidden_tests_verify_it(events):
     assert [e.seq for e in events] == list(range(1, len(events) + 1))
-    started, result = events[0].started, events[-1].finished
+    # The setup generation (the model's own tests) is announced before it runs.
+    assert [e.WhichOneof("event") for e in events[:3]] == [
+        "setup_started", "setup_finished", "started"]
+    assert events[0].setup_started.option == "internal_tests"
+    assert events[1].setup_finished.text and events[1].setup_finished.seconds >= 0
+    started, result = events[2].started, events[-1].finished
+    assert started.second_term == "reward" and result.second_term == "reward"
     assert started.task_id == TASK and started.environment.startswith("coderunner@")
     assert started.config.n_samples == 2 and started.config.value_weight == pytest.approx(0.8)
     assert not started.config.simulate and started.task.startswith(
@@ -88,8 +113,9 @@ FIRST_FEEDBACK = ("Tested passed:\nassert count_distinct_characters('Jerry') == 
 
 def test_the_internal_tests_fell_back_to_the_docstring_and_the_task_says_so(events):
     # The 0.5B model answered the test-writing prompt with code, not asserts.
-    assert "no usable assert statement" in events[0].started.task
-    assert "the 2 example(s) from the docstring" in events[0].started.task
+    started = of(events, "started")[0]
+    assert "no usable assert statement" in started.task
+    assert "the 2 example(s) from the docstring" in started.task
 
 
 def test_the_streamed_tree(events):

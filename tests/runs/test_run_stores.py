@@ -9,7 +9,7 @@ import psycopg
 import pytest
 
 from lats_pb import planner_pb2 as pb
-from planner.runs import open_run_store
+from planner.runs import RunQuery, open_run_store
 from planner.runs.postgres import redacted
 
 pytestmark = pytest.mark.timeout(60)
@@ -120,3 +120,82 @@ async def test_an_older_sqlite_file_is_migrated(tmp_path):
 def test_passwords_never_reach_logs():
     assert redacted("postgresql://lats:s3cret@db:5432/runs") == "postgresql://lats:***@db:5432/runs"
     assert redacted("postgresql://lats@db/runs") == "postgresql://lats@db/runs"
+
+
+def finished(run_id: str, created: str, status, environment: str, method: str, model: str,
+             task_id: str) -> pb.Run:
+    message = run(run_id, status=status, environment=environment, method=method)
+    message.created_at, message.task_id = created, task_id
+    message.result.model, message.result.task_id = model, task_id
+    message.result.status = status
+    message.result.usage.calls = 7
+    message.result.score.score = 1.0 if status == pb.RUN_STATUS_SOLVED else 0.0
+    for i in range(50):
+        message.nodes.add(id=f"0.{i}", observation="x" * 1000)
+    return message
+
+
+async def test_listing_filters_pages_and_leaves_trees_out(store_location):
+    store = await opened(store_location)
+    try:
+        rows = [
+            ("a", "2026-11-23T10:00:00+00:00", pb.RUN_STATUS_SOLVED, "game24@1.0.0", "lats",
+             "scripted:toy", "game24/900"),
+            ("b", "2026-11-23T11:00:00+00:00", pb.RUN_STATUS_FAILED, "game24@1.0.0", "react",
+             "local:qwen2.5-coder-0.5b", "game24/901"),
+            ("c", "2026-11-23T12:00:00+00:00", pb.RUN_STATUS_SOLVED, "coderunner@1.0.0", "lats",
+             "local:qwen2.5-coder-1.5b", "HumanEval/26"),
+            ("d_%", "2026-11-23T13:00:00+00:00", pb.RUN_STATUS_ERROR, "game24@2.0.0", "lats",
+             "", "game24/1%_x"),
+        ]
+        for row in rows:
+            await store.put(finished(*row))
+        await store.put(run("live", owner="p"))          # RUNNING, created earlier
+
+        async def ids(**filters):
+            return [r.run_id for r in await store.list_runs(RunQuery(**filters))]
+
+        assert await ids() == ["d_%", "c", "b", "a", "live"]         # newest first
+        listed = (await store.list_runs(RunQuery(limit=1)))[0]
+        assert listed.run_id == "d_%" and not listed.nodes and listed.result.usage.calls == 7
+        assert listed.result.environment == "game24@2.0.0"
+        assert await ids(environment="game24") == ["d_%", "b", "a", "live"]
+        assert await ids(environment="game24@1.0.0") == ["b", "a", "live"]
+        assert await ids(environment="game2") == []                  # a name, not a prefix
+        assert await ids(method="lats", statuses=(pb.RUN_STATUS_SOLVED,)) == ["c", "a"]
+        assert await ids(statuses=(pb.RUN_STATUS_RUNNING, pb.RUN_STATUS_ERROR)) == ["d_%", "live"]
+        assert await ids(model="qwen") == ["c", "b"]
+        assert await ids(task="1%_") == ["d_%"]                      # wildcards are literal
+        assert await ids(task="HumanEval") == ["c"]
+        assert await ids(run_id_prefix="d_") == ["d_%"]
+        assert await ids(run_id_prefix="_") == []
+        assert await ids(limit=2, offset=1) == ["c", "b"]
+        assert await ids(environment="game24'; DROP TABLE runs; --") == []
+        assert len(await ids()) == 5
+        facets = await store.facets()
+        assert facets == {"environment": ["coderunner@1.0.0", "game24@1.0.0", "game24@2.0.0"],
+                          "method": ["lats", "react"],
+                          "model": ["local:qwen2.5-coder-0.5b", "local:qwen2.5-coder-1.5b",
+                                    "scripted:toy"]}
+    finally:
+        await store.close()
+
+
+async def test_a_listed_interrupted_run_says_why(store_location):
+    store = await opened(store_location)
+    try:
+        await store.put(run("gone", owner="b"))
+        await asyncio.sleep(1.1)
+        assert await store.interrupt_lapsed(lease_seconds=1.0) == ["gone"]
+        [listed] = await store.list_runs(RunQuery())
+        assert listed.status == pb.RUN_STATUS_INTERRUPTED
+        assert "stopped renewing its lease" in listed.result.error
+    finally:
+        await store.close()
+
+
+def test_queries_refuse_silly_pages():
+    with pytest.raises(ValueError, match="limit"):
+        RunQuery(limit=0)
+    with pytest.raises(ValueError, match="offset"):
+        RunQuery(offset=-1)

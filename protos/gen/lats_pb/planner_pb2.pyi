@@ -108,7 +108,7 @@ class Node(_message.Message):
     def __init__(self, id: _Optional[str] = ..., parent_id: _Optional[str] = ..., depth: _Optional[int] = ..., action: _Optional[str] = ..., observation: _Optional[str] = ..., reward: _Optional[float] = ..., terminal: _Optional[bool] = ..., invalid_action: _Optional[bool] = ..., visits: _Optional[int] = ..., value: _Optional[float] = ..., lm_score: _Optional[float] = ..., sc_score: _Optional[float] = ..., sample_count: _Optional[int] = ..., reflection: _Optional[str] = ...) -> None: ...
 
 class RunResult(_message.Message):
-    __slots__ = ("status", "actions", "final_observation", "reward", "score", "scored", "usage", "iterations", "nodes_expanded", "nodes", "wall_seconds", "error", "reward_mode", "model", "config", "environment", "task_id", "stop_reason", "method", "model_seconds")
+    __slots__ = ("status", "actions", "final_observation", "reward", "score", "scored", "usage", "iterations", "nodes_expanded", "nodes", "wall_seconds", "error", "reward_mode", "model", "config", "environment", "task_id", "stop_reason", "method", "model_seconds", "answer_node_id", "second_term")
     STATUS_FIELD_NUMBER: _ClassVar[int]
     ACTIONS_FIELD_NUMBER: _ClassVar[int]
     FINAL_OBSERVATION_FIELD_NUMBER: _ClassVar[int]
@@ -129,6 +129,8 @@ class RunResult(_message.Message):
     STOP_REASON_FIELD_NUMBER: _ClassVar[int]
     METHOD_FIELD_NUMBER: _ClassVar[int]
     MODEL_SECONDS_FIELD_NUMBER: _ClassVar[int]
+    ANSWER_NODE_ID_FIELD_NUMBER: _ClassVar[int]
+    SECOND_TERM_FIELD_NUMBER: _ClassVar[int]
     status: RunStatus
     actions: _containers.RepeatedScalarFieldContainer[str]
     final_observation: str
@@ -149,10 +151,12 @@ class RunResult(_message.Message):
     stop_reason: str
     method: str
     model_seconds: float
-    def __init__(self, status: _Optional[_Union[RunStatus, str]] = ..., actions: _Optional[_Iterable[str]] = ..., final_observation: _Optional[str] = ..., reward: _Optional[float] = ..., score: _Optional[_Union[_environment_pb2.ScoreResponse, _Mapping]] = ..., scored: _Optional[bool] = ..., usage: _Optional[_Union[_llm_pb2.Usage, _Mapping]] = ..., iterations: _Optional[int] = ..., nodes_expanded: _Optional[int] = ..., nodes: _Optional[int] = ..., wall_seconds: _Optional[float] = ..., error: _Optional[str] = ..., reward_mode: _Optional[str] = ..., model: _Optional[str] = ..., config: _Optional[_Union[SearchConfig, _Mapping]] = ..., environment: _Optional[str] = ..., task_id: _Optional[str] = ..., stop_reason: _Optional[str] = ..., method: _Optional[str] = ..., model_seconds: _Optional[float] = ...) -> None: ...
+    answer_node_id: str
+    second_term: str
+    def __init__(self, status: _Optional[_Union[RunStatus, str]] = ..., actions: _Optional[_Iterable[str]] = ..., final_observation: _Optional[str] = ..., reward: _Optional[float] = ..., score: _Optional[_Union[_environment_pb2.ScoreResponse, _Mapping]] = ..., scored: _Optional[bool] = ..., usage: _Optional[_Union[_llm_pb2.Usage, _Mapping]] = ..., iterations: _Optional[int] = ..., nodes_expanded: _Optional[int] = ..., nodes: _Optional[int] = ..., wall_seconds: _Optional[float] = ..., error: _Optional[str] = ..., reward_mode: _Optional[str] = ..., model: _Optional[str] = ..., config: _Optional[_Union[SearchConfig, _Mapping]] = ..., environment: _Optional[str] = ..., task_id: _Optional[str] = ..., stop_reason: _Optional[str] = ..., method: _Optional[str] = ..., model_seconds: _Optional[float] = ..., answer_node_id: _Optional[str] = ..., second_term: _Optional[str] = ...) -> None: ...
 
 class SearchEvent(_message.Message):
-    __slots__ = ("run_id", "seq", "started", "iteration", "selected", "node_added", "node_evaluated", "reflection", "backpropagated", "terminal", "finished")
+    __slots__ = ("run_id", "seq", "started", "iteration", "selected", "node_added", "node_evaluated", "reflection", "backpropagated", "terminal", "finished", "setup_started", "setup_finished")
     RUN_ID_FIELD_NUMBER: _ClassVar[int]
     SEQ_FIELD_NUMBER: _ClassVar[int]
     STARTED_FIELD_NUMBER: _ClassVar[int]
@@ -164,6 +168,8 @@ class SearchEvent(_message.Message):
     BACKPROPAGATED_FIELD_NUMBER: _ClassVar[int]
     TERMINAL_FIELD_NUMBER: _ClassVar[int]
     FINISHED_FIELD_NUMBER: _ClassVar[int]
+    SETUP_STARTED_FIELD_NUMBER: _ClassVar[int]
+    SETUP_FINISHED_FIELD_NUMBER: _ClassVar[int]
     run_id: str
     seq: int
     started: RunStarted
@@ -175,21 +181,41 @@ class SearchEvent(_message.Message):
     backpropagated: Backpropagated
     terminal: Node
     finished: RunResult
-    def __init__(self, run_id: _Optional[str] = ..., seq: _Optional[int] = ..., started: _Optional[_Union[RunStarted, _Mapping]] = ..., iteration: _Optional[_Union[IterationStarted, _Mapping]] = ..., selected: _Optional[_Union[NodeSelected, _Mapping]] = ..., node_added: _Optional[_Union[Node, _Mapping]] = ..., node_evaluated: _Optional[_Union[Node, _Mapping]] = ..., reflection: _Optional[_Union[ReflectionAdded, _Mapping]] = ..., backpropagated: _Optional[_Union[Backpropagated, _Mapping]] = ..., terminal: _Optional[_Union[Node, _Mapping]] = ..., finished: _Optional[_Union[RunResult, _Mapping]] = ...) -> None: ...
+    setup_started: SetupStarted
+    setup_finished: SetupFinished
+    def __init__(self, run_id: _Optional[str] = ..., seq: _Optional[int] = ..., started: _Optional[_Union[RunStarted, _Mapping]] = ..., iteration: _Optional[_Union[IterationStarted, _Mapping]] = ..., selected: _Optional[_Union[NodeSelected, _Mapping]] = ..., node_added: _Optional[_Union[Node, _Mapping]] = ..., node_evaluated: _Optional[_Union[Node, _Mapping]] = ..., reflection: _Optional[_Union[ReflectionAdded, _Mapping]] = ..., backpropagated: _Optional[_Union[Backpropagated, _Mapping]] = ..., terminal: _Optional[_Union[Node, _Mapping]] = ..., finished: _Optional[_Union[RunResult, _Mapping]] = ..., setup_started: _Optional[_Union[SetupStarted, _Mapping]] = ..., setup_finished: _Optional[_Union[SetupFinished, _Mapping]] = ...) -> None: ...
+
+class SetupStarted(_message.Message):
+    __slots__ = ("option",)
+    OPTION_FIELD_NUMBER: _ClassVar[int]
+    option: str
+    def __init__(self, option: _Optional[str] = ...) -> None: ...
+
+class SetupFinished(_message.Message):
+    __slots__ = ("option", "text", "seconds")
+    OPTION_FIELD_NUMBER: _ClassVar[int]
+    TEXT_FIELD_NUMBER: _ClassVar[int]
+    SECONDS_FIELD_NUMBER: _ClassVar[int]
+    option: str
+    text: str
+    seconds: float
+    def __init__(self, option: _Optional[str] = ..., text: _Optional[str] = ..., seconds: _Optional[float] = ...) -> None: ...
 
 class RunStarted(_message.Message):
-    __slots__ = ("task_id", "task", "config", "environment", "reward_mode")
+    __slots__ = ("task_id", "task", "config", "environment", "reward_mode", "second_term")
     TASK_ID_FIELD_NUMBER: _ClassVar[int]
     TASK_FIELD_NUMBER: _ClassVar[int]
     CONFIG_FIELD_NUMBER: _ClassVar[int]
     ENVIRONMENT_FIELD_NUMBER: _ClassVar[int]
     REWARD_MODE_FIELD_NUMBER: _ClassVar[int]
+    SECOND_TERM_FIELD_NUMBER: _ClassVar[int]
     task_id: str
     task: str
     config: SearchConfig
     environment: str
     reward_mode: str
-    def __init__(self, task_id: _Optional[str] = ..., task: _Optional[str] = ..., config: _Optional[_Union[SearchConfig, _Mapping]] = ..., environment: _Optional[str] = ..., reward_mode: _Optional[str] = ...) -> None: ...
+    second_term: str
+    def __init__(self, task_id: _Optional[str] = ..., task: _Optional[str] = ..., config: _Optional[_Union[SearchConfig, _Mapping]] = ..., environment: _Optional[str] = ..., reward_mode: _Optional[str] = ..., second_term: _Optional[str] = ...) -> None: ...
 
 class IterationStarted(_message.Message):
     __slots__ = ("iteration",)
@@ -229,8 +255,30 @@ class GetRunRequest(_message.Message):
     run_id: str
     def __init__(self, run_id: _Optional[str] = ...) -> None: ...
 
+class WatchRunRequest(_message.Message):
+    __slots__ = ("run_id",)
+    RUN_ID_FIELD_NUMBER: _ClassVar[int]
+    run_id: str
+    def __init__(self, run_id: _Optional[str] = ...) -> None: ...
+
+class RunUpdate(_message.Message):
+    __slots__ = ("snapshot", "event")
+    SNAPSHOT_FIELD_NUMBER: _ClassVar[int]
+    EVENT_FIELD_NUMBER: _ClassVar[int]
+    snapshot: Run
+    event: SearchEvent
+    def __init__(self, snapshot: _Optional[_Union[Run, _Mapping]] = ..., event: _Optional[_Union[SearchEvent, _Mapping]] = ...) -> None: ...
+
+class ReflectionNote(_message.Message):
+    __slots__ = ("node_id", "text")
+    NODE_ID_FIELD_NUMBER: _ClassVar[int]
+    TEXT_FIELD_NUMBER: _ClassVar[int]
+    node_id: str
+    text: str
+    def __init__(self, node_id: _Optional[str] = ..., text: _Optional[str] = ...) -> None: ...
+
 class Run(_message.Message):
-    __slots__ = ("run_id", "status", "result", "nodes", "reflections", "task_id", "created_at", "owner", "heartbeat_at")
+    __slots__ = ("run_id", "status", "result", "nodes", "reflections", "task_id", "created_at", "owner", "heartbeat_at", "owner_address", "last_seq", "setup", "reflection_notes")
     RUN_ID_FIELD_NUMBER: _ClassVar[int]
     STATUS_FIELD_NUMBER: _ClassVar[int]
     RESULT_FIELD_NUMBER: _ClassVar[int]
@@ -240,6 +288,10 @@ class Run(_message.Message):
     CREATED_AT_FIELD_NUMBER: _ClassVar[int]
     OWNER_FIELD_NUMBER: _ClassVar[int]
     HEARTBEAT_AT_FIELD_NUMBER: _ClassVar[int]
+    OWNER_ADDRESS_FIELD_NUMBER: _ClassVar[int]
+    LAST_SEQ_FIELD_NUMBER: _ClassVar[int]
+    SETUP_FIELD_NUMBER: _ClassVar[int]
+    REFLECTION_NOTES_FIELD_NUMBER: _ClassVar[int]
     run_id: str
     status: RunStatus
     result: RunResult
@@ -249,4 +301,8 @@ class Run(_message.Message):
     created_at: str
     owner: str
     heartbeat_at: str
-    def __init__(self, run_id: _Optional[str] = ..., status: _Optional[_Union[RunStatus, str]] = ..., result: _Optional[_Union[RunResult, _Mapping]] = ..., nodes: _Optional[_Iterable[_Union[Node, _Mapping]]] = ..., reflections: _Optional[_Iterable[str]] = ..., task_id: _Optional[str] = ..., created_at: _Optional[str] = ..., owner: _Optional[str] = ..., heartbeat_at: _Optional[str] = ...) -> None: ...
+    owner_address: str
+    last_seq: int
+    setup: str
+    reflection_notes: _containers.RepeatedCompositeFieldContainer[ReflectionNote]
+    def __init__(self, run_id: _Optional[str] = ..., status: _Optional[_Union[RunStatus, str]] = ..., result: _Optional[_Union[RunResult, _Mapping]] = ..., nodes: _Optional[_Iterable[_Union[Node, _Mapping]]] = ..., reflections: _Optional[_Iterable[str]] = ..., task_id: _Optional[str] = ..., created_at: _Optional[str] = ..., owner: _Optional[str] = ..., heartbeat_at: _Optional[str] = ..., owner_address: _Optional[str] = ..., last_seq: _Optional[int] = ..., setup: _Optional[str] = ..., reflection_notes: _Optional[_Iterable[_Union[ReflectionNote, _Mapping]]] = ...) -> None: ...

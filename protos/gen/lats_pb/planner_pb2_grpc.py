@@ -44,6 +44,11 @@ class PlannerStub:
                 request_serializer=lats__pb_dot_planner__pb2.GetRunRequest.SerializeToString,
                 response_deserializer=lats__pb_dot_planner__pb2.Run.FromString,
                 _registered_method=True)
+        self.WatchRun = channel.unary_stream(
+                '/lats.v1.Planner/WatchRun',
+                request_serializer=lats__pb_dot_planner__pb2.WatchRunRequest.SerializeToString,
+                response_deserializer=lats__pb_dot_planner__pb2.RunUpdate.FromString,
+                _registered_method=True)
 
 
 class PlannerServicer:
@@ -63,6 +68,17 @@ class PlannerServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def WatchRun(self, request, context):
+        """Follows a run: first its record as it stands (a snapshot), then, while
+        this planner executes it, every SearchEvent Solve streams for it after the
+        snapshot; ends when the run ends. A run that has ended gives its stored
+        record alone. A run executing on another planner is FAILED_PRECONDITION
+        (its record's owner_address names that planner).
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
 
 def add_PlannerServicer_to_server(servicer, server):
     rpc_method_handlers = {
@@ -75,6 +91,11 @@ def add_PlannerServicer_to_server(servicer, server):
                     servicer.GetRun,
                     request_deserializer=lats__pb_dot_planner__pb2.GetRunRequest.FromString,
                     response_serializer=lats__pb_dot_planner__pb2.Run.SerializeToString,
+            ),
+            'WatchRun': grpc.unary_stream_rpc_method_handler(
+                    servicer.WatchRun,
+                    request_deserializer=lats__pb_dot_planner__pb2.WatchRunRequest.FromString,
+                    response_serializer=lats__pb_dot_planner__pb2.RunUpdate.SerializeToString,
             ),
     }
     generic_handler = grpc.method_handlers_generic_handler(
@@ -131,6 +152,33 @@ class Planner:
             '/lats.v1.Planner/GetRun',
             lats__pb_dot_planner__pb2.GetRunRequest.SerializeToString,
             lats__pb_dot_planner__pb2.Run.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def WatchRun(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_stream(
+            request,
+            target,
+            '/lats.v1.Planner/WatchRun',
+            lats__pb_dot_planner__pb2.WatchRunRequest.SerializeToString,
+            lats__pb_dot_planner__pb2.RunUpdate.FromString,
             options,
             channel_credentials,
             insecure,

@@ -1,0 +1,153 @@
+"""`lats runs list | show RUN | export RUN`: the planners' run store from a terminal.
+
+Every command reads the store the planners write (`--db`, the same as
+`lats serve planner --db`: a SQLite file or a postgresql:// URL), so it works
+whether or not a planner is running. RUN is a run id or a unique prefix of one.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import sys
+from pathlib import Path
+
+import click
+
+from lats.runs.views import STATUS_VALUES, message_json, status_name
+from planner.runs import RunQuery, RunStore, open_run_store
+from planner.runs.store import MAX_LIST_LIMIT
+
+
+def default_db() -> str:
+    from planner.cli import _default_db
+
+    return _default_db()
+
+
+def db_option(function):
+    return click.option(
+        "--db", default=default_db, envvar="LATS_PLANNER_DB", show_envvar=True,
+        show_default="~/.local/share/lats/runs.sqlite3",
+        help="The planners' run store: a SQLite file or postgresql://USER:PASS@HOST/DB.",
+    )(function)
+
+
+async def open_store(location: str) -> RunStore:
+    """The opened store; a ClickException that says why when it cannot be."""
+    if "://" not in location and not Path(location).exists():
+        raise click.ClickException(f"no run store at {location}; pass the planner's --db "
+                                   "(or set LATS_PLANNER_DB)")
+    store = open_run_store(location)
+    try:
+        await store.open()
+    except Exception as exc:  # noqa: BLE001 - any store failure is reported in one line
+        raise click.ClickException(f"cannot open the run store {store.location}: "
+                                   f"{' '.join(str(exc).split())}") from None
+    return store
+
+
+async def find_run(store: RunStore, run_id: str):
+    """The run named by an id or a unique prefix; ClickException otherwise."""
+    run = await store.get(run_id)
+    if run is not None:
+        return run
+    matches = await store.list_runs(RunQuery(run_id_prefix=run_id, limit=6))
+    if len(matches) == 1:
+        return await store.get(matches[0].run_id)
+    if matches:
+        shown = ", ".join(m.run_id for m in matches[:5])
+        raise click.ClickException(f"{run_id!r} names several runs ({shown}"
+                                   f"{', …' if len(matches) > 5 else ''}); give more of the id")
+    raise click.ClickException(f"no run {run_id!r} in {store.location} "
+                               "(`lats runs list` shows the runs)")
+
+
+def _with_store(location: str, work):
+    async def main():
+        store = await open_store(location)
+        try:
+            return await work(store)
+        finally:
+            await store.close()
+
+    return asyncio.run(main())
+
+
+@click.group()
+def runs() -> None:
+    """The planners' stored runs: list them, show one as a tree, export one as JSON."""
+
+
+def _statuses(values: tuple[str, ...]) -> tuple[int, ...]:
+    return tuple(STATUS_VALUES[value] for value in values)
+
+
+@runs.command("list")
+@db_option
+@click.option("--env", "environment", default="", help="Environment name (or name@version).")
+@click.option("--method", default="", help="Search method, e.g. lats, react.")
+@click.option("--status", "statuses", multiple=True, type=click.Choice(sorted(STATUS_VALUES)),
+              help="Run status (repeatable).")
+@click.option("--model", default="", help="Part of the model's name.")
+@click.option("--task", default="", help="Part of the task id.")
+@click.option("--limit", default=50, show_default=True,
+              type=click.IntRange(1, MAX_LIST_LIMIT), help="Most runs to list.")
+@click.option("--offset", default=0, type=click.IntRange(min=0), help="Runs to skip (paging).")
+@click.option("--json", "as_json", is_flag=True, help="One JSON object per run and line.")
+def list_runs(db, environment, method, statuses, model, task, limit, offset, as_json):
+    """List runs, newest first, as a table."""
+    query = RunQuery(environment=environment, method=method, statuses=_statuses(statuses),
+                     model=model, task=task, limit=limit, offset=offset)
+    found = _with_store(db, lambda store: store.list_runs(query))
+    if as_json:
+        for run in found:
+            click.echo(json.dumps(message_json(run), ensure_ascii=False))
+        return
+    from rich.console import Console
+
+    from lats.runs.table import runs_table
+
+    console = Console()
+    if not console.is_terminal:
+        console = Console(width=250)
+    if not found:
+        click.echo("no runs match", err=True)
+        return
+    console.print(runs_table(found))
+
+
+@runs.command()
+@db_option
+@click.argument("run_id")
+@click.option("--depth", type=click.IntRange(min=0), default=None,
+              help="Show the tree down to this depth only.")
+@click.option("--full", is_flag=True, help="Whole actions, observations and reflections.")
+def show(db, run_id, depth, full):
+    """Show one run: its settings, result, hidden-test score and search tree."""
+    from rich.console import Console
+
+    from lats.runs.text_tree import render
+
+    run = _with_store(db, lambda store: find_run(store, run_id))
+    console = Console()
+    if not console.is_terminal:
+        console = Console(width=200)
+    console.print(render(run, max_depth=depth, full=full, width=max(40, console.width - 60)))
+
+
+@runs.command()
+@db_option
+@click.argument("run_id")
+@click.option("-o", "--output", type=click.Path(dir_okay=False, path_type=Path), default=None,
+              help="File to write (default: standard output).")
+def export(db, run_id, output):
+    """Export one run, with its whole tree, as JSON (protobuf's JSON mapping)."""
+    run = _with_store(db, lambda store: find_run(store, run_id))
+    text = json.dumps(message_json(run), indent=2, ensure_ascii=False) + "\n"
+    if output is None:
+        sys.stdout.write(text)
+    else:
+        output.write_text(text, encoding="utf-8")
+        click.echo(f"wrote run {run.run_id} ({len(run.nodes)} nodes, "
+                   f"{status_name(run.status)}) to {output}", err=True)
