@@ -142,6 +142,8 @@ def test_a_killed_planner_leaves_its_run_interrupted_and_the_bench_finishes(
         for event in stream:
             if event.HasField("backpropagated"):
                 break
+        # the tree is stored as it grows, at each heartbeat
+        wait_until(lambda: len(get_run(planners[1], run_id).nodes) > 1)
         planners[0].process.kill()
         planners[0].process.wait()
     seen = get_run(planners[1], run_id)
@@ -163,7 +165,7 @@ def test_a_killed_planner_leaves_its_run_interrupted_and_the_bench_finishes(
         [sys.executable, "-m", "lats", "bench", "--planner",
          addresses([planners[1], replacement]), "--env", addresses(envs),
          "--task", "game24/900", "--task", "game24/901", "-m", "lats", "-m", "reflexion",
-         "-k", "2,4", "--concurrency", "4", "--out", str(out)],
+         "-k", "8,16", "--concurrency", "4", "--out", str(out)],
         stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
     victim = planners[1]
     wait_for_a_running_run_of(victim, database)
@@ -174,6 +176,13 @@ def test_a_killed_planner_leaves_its_run_interrupted_and_the_bench_finishes(
     assert len(records) == 8 and len({r["job_key"] for r in records}) == 8
     assert not [r for r in records if r["status"] == "error"], output[-3000:]
     assert sum(r["restarts"] for r in records) >= 1      # the victim's job ran again
+
+
+def wait_until(condition, timeout: float = 15.0) -> None:
+    deadline = time.monotonic() + timeout
+    while not condition():
+        assert time.monotonic() < deadline, "the condition never held"
+        time.sleep(0.1)
 
 
 def gateway_list(replicas) -> str:
