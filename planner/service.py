@@ -174,6 +174,7 @@ class PlannerServicer(pb_grpc.PlannerServicer):
         self._live: dict[str, LiveRun] = {}
         self._keeper: asyncio.Task | None = None
         self._shutting_down = False
+        self._final_writes: set[asyncio.Future] = set()
         self._watchers = 0
 
     @property
@@ -208,6 +209,18 @@ class PlannerServicer(pb_grpc.PlannerServicer):
                                          f"planner {self.owner} shut down during the search")
                     await self._store.put(stored)
             live.feed.close()
+        # Searches cut short by the server's shutdown write their last record on
+        # their own: let every such write land before the store closes.
+        if self._final_writes:
+            await asyncio.wait(set(self._final_writes), timeout=30)
+
+    async def _store_final(self, run_id: str, live: LiveRun) -> pb.Run:
+        """Stores the run's last record; it leaves the live runs as it is written."""
+        async with live.lock:
+            stored = _run_snapshot(live)
+            self._live.pop(run_id, None)
+            await self._store.put(stored)
+        return stored
 
     async def _keep_leases(self) -> None:
         while True:
@@ -391,11 +404,12 @@ class PlannerServicer(pb_grpc.PlannerServicer):
             if fallback_env is not None:
                 await fallback_env.aclose()
             stored = None
+            write = asyncio.ensure_future(self._store_final(run_id, live))
+            self._final_writes.add(write)
+            write.add_done_callback(self._final_writes.discard)
             try:
-                async with live.lock:
-                    stored = _run_snapshot(live)
-                    self._live.pop(run_id, None)
-                    await self._store.put(stored)
+                # shielded: a handler cancelled again (the server stopping) still stores
+                stored = await asyncio.shield(write)
             finally:
                 live.feed.close()
                 self._count_finished(stored or run, time.monotonic() - began)
