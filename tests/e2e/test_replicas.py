@@ -168,14 +168,17 @@ def test_a_killed_planner_leaves_its_run_interrupted_and_the_bench_finishes(
          "-k", "8,16", "--concurrency", "4", "--out", str(out)],
         stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
     victim = planners[1]
-    wait_for_a_running_run_of(victim, database)
+    lost_run = wait_for_a_running_run_of(victim, database)
     victim.process.kill()
     output, _ = bench.communicate(timeout=150)
     assert bench.returncode == 0, output[-3000:]
     records = [json.loads(line) for line in (out / "results.jsonl").read_text().splitlines()]
     assert len(records) == 8 and len({r["job_key"] for r in records}) == 8
     assert not [r for r in records if r["status"] == "error"], output[-3000:]
+    # the run the victim held is INTERRUPTED (not finished by a race), and its job ran again
+    wait_until(lambda: get_run(replacement, lost_run).status == pb.RUN_STATUS_INTERRUPTED)
     assert sum(r["restarts"] for r in records) >= 1      # the victim's job ran again
+    assert lost_run not in {r["run_id"] for r in records}
 
 
 def wait_until(condition, timeout: float = 15.0) -> None:
@@ -189,17 +192,23 @@ def gateway_list(replicas) -> str:
     return addresses([s for s in replicas.started if s.name.startswith("gateway")])
 
 
-def wait_for_a_running_run_of(planner, database, timeout: float = 30.0) -> None:
-    """Blocks until `planner` (by its pid in the owner name) has a RUNNING run."""
+def wait_for_a_running_run_of(planner, database, timeout: float = 30.0,
+                              under_way: float = 0.6) -> str:
+    """Blocks until `planner` (by its pid in the owner name) has had a run RUNNING for
+    `under_way` seconds (so its client has its run id), and returns that run's id."""
     deadline = time.monotonic() + timeout
+    first_seen: dict[str, float] = {}
     with psycopg.connect(database, autocommit=True) as db:
         while time.monotonic() < deadline:
-            owners = [row[0] for row in db.execute(
-                "SELECT owner FROM runs WHERE status = %s", (pb.RUN_STATUS_RUNNING,))]
-            if any(owner.split(":")[1] == str(planner.process.pid) for owner in owners):
-                return
+            now = time.monotonic()
+            running = [run_id for run_id, owner in db.execute(
+                "SELECT run_id, owner FROM runs WHERE status = %s", (pb.RUN_STATUS_RUNNING,))
+                if owner.split(":")[1] == str(planner.process.pid)]
+            for run_id in running:
+                if now - first_seen.setdefault(run_id, now) >= under_way:
+                    return run_id
             time.sleep(0.05)
-    raise AssertionError(f"{planner.name} never ran a search")
+    raise AssertionError(f"{planner.name} never ran a search for {under_way}s")
 
 
 def test_a_planner_shut_down_mid_search_stores_its_run_interrupted(replicas, tmp_path):
