@@ -3,7 +3,7 @@
  *
  * Each task is the goal board walked away from by a fixed number of random
  * moves (a seeded generator, no immediate move-backs), kept only if its
- * shortest solution is at least 2 moves. The same ids give the same boards in
+ * shortest solution is at least 2 moves and no earlier task has the same board. The same ids give the same boards in
  * every process and on every machine, so replicas agree without sharing files.
  */
 
@@ -45,11 +45,13 @@ function scrambled(random: () => number, moves: number): Board {
 function build(split: Split): Task[] {
   const random = generator(SEEDS[split]);
   const tasks: Task[] = [];
+  const seen = new Set<string>();
   while (tasks.length < SIZES[split]) {
     // Difficulty grows along the list: 3 scramble moves first, up to 12.
     const scramble = 3 + Math.floor((tasks.length * 10) / SIZES[split]);
     const board = scrambled(random, scramble);
-    if ((shortestSolution(board, scramble) ?? 0) < 2) continue;
+    if ((shortestSolution(board, scramble) ?? 0) < 2 || seen.has(board.join())) continue;
+    seen.add(board.join());
     const number = String(tasks.length).padStart(3, "0");
     tasks.push({ id: `sliding/${split}-${number}`, board, scramble });
   }
