@@ -11,6 +11,7 @@ from __future__ import annotations
 import os
 import re
 import subprocess
+import tomllib
 from pathlib import Path
 
 from lats.processes import start_service
@@ -30,12 +31,13 @@ def test_the_guides_plugin_is_served_and_passes_the_kit(tmp_path):
     package.mkdir()
     (package / "__init__.py").write_text("")
     (package / "domain.py").write_text(_block("python"))
-    entry = re.search(r'\[project\.entry-points\."lats\.environments"\]\n(.+)\n', _block("toml"))
-    assert entry, "the guide's pyproject has no lats.environments entry point"
+    entry_points = tomllib.loads(_block("toml"))["project"]["entry-points"]["lats.environments"]
+    assert entry_points == {"countdown": "countdown_env.domain:CountdownDomain"}
     info = tmp_path / "countdown_env-1.0.0.dist-info"
     info.mkdir()
     (info / "METADATA").write_text("Metadata-Version: 2.1\nName: countdown-env\nVersion: 1.0.0\n")
-    (info / "entry_points.txt").write_text(f"[lats.environments]\n{entry.group(1)}\n")
+    (info / "entry_points.txt").write_text(
+        "[lats.environments]\n" + "".join(f"{k} = {v}\n" for k, v in entry_points.items()))
     path = os.pathsep.join([str(tmp_path), *filter(None, [os.environ.get("PYTHONPATH")])])
     env = {"PYTHONPATH": path}
     service = start_service("countdown", ["env", "countdown", "--session-ttl", "2",
