@@ -125,3 +125,18 @@ export function score(state: PuzzleState):
                     : `not solved after ${moves} moves; ${misplaced(state.board)} tiles misplaced`,
   };
 }
+
+/** A whole episode as the prompts show it: the board, then each step and its observation. */
+export function episodeText(board: number[], moves: string[]): string {
+  let episode: Episode<PuzzleState> = { state: startState({ inline: { board } }), steps: 0,
+                                        terminated: false };
+  const lines = [describeBoard(board)];
+  moves.forEach((move, i) => {
+    const { result, after } = advance(episode, move, moves.length + 1);
+    if (result.invalid_action) throw new Error(`example move ${move} is illegal`);
+    lines.push(`Step ${i + 1}: ${move}`, `Observation: ${result.observation}`);
+    episode = after;
+  });
+  if (!episode.terminated) throw new Error("an example episode must end solved");
+  return lines.join("\n");
+}

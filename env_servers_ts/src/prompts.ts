@@ -3,6 +3,7 @@
  * puzzle with a language model. Templates use {name} placeholders; literal
  * braces would be doubled.
  */
+import { episodeText } from "./environment";
 
 export const INSTRUCTIONS =
   "Solve a sliding-block puzzle. The board is a grid of numbered tiles and one blank (_). " +
@@ -11,41 +12,19 @@ export const INSTRUCTIONS =
   "in order, left to right and top to bottom, with the blank in the bottom-right corner. " +
   "Each observation shows the board and the legal moves. Give exactly one move per step.";
 
-export const EXAMPLES = `Example 1
-Board:
-1 2 3
-4 5 6
-_ 7 8
-Legal moves: slide 4 down, slide 7 left
-Step 1: slide 7 left
-Observation: Board:
-1 2 3
-4 5 6
-7 _ 8
-Legal moves: slide 5 down, slide 7 right, slide 8 left
-Step 2: slide 8 left
-Observation: Solved in 2 moves.
+/**
+ * Few-shot episodes, rendered by the rules themselves so every observation is
+ * exactly what the server answers. Their boards are in no task split.
+ */
+export const EXAMPLE_EPISODES: ReadonlyArray<{ board: number[]; moves: string[] }> = [
+  { board: [1, 2, 3, 4, 5, 6, 0, 7, 8], moves: ["slide 7 left", "slide 8 left"] },
+  { board: [0, 1, 3, 4, 2, 6, 7, 5, 8],
+    moves: ["slide 1 left", "slide 2 up", "slide 5 up", "slide 8 left"] },
+];
 
-Example 2
-Board:
-1 2 3
-_ 4 6
-7 5 8
-Legal moves: slide 1 down, slide 7 up, slide 4 left
-Step 1: slide 4 left
-Observation: Board:
-1 2 3
-4 _ 6
-7 5 8
-Legal moves: slide 2 down, slide 5 up, slide 4 right, slide 6 left
-Step 2: slide 5 up
-Observation: Board:
-1 2 3
-4 5 6
-7 _ 8
-Legal moves: slide 5 down, slide 7 right, slide 8 left
-Step 3: slide 8 left
-Observation: Solved in 3 moves.`;
+export const EXAMPLES = EXAMPLE_EPISODES
+  .map(({ board, moves }, i) => `Example ${i + 1}\n${episodeText(board, moves)}`)
+  .join("\n\n");
 
 export const VALUE_EXAMPLES = `Board:
 1 2 3

@@ -100,3 +100,10 @@ test("page tokens cover every id once and refuse forgeries", () => {
   }
   assert.equal(code(() => page(ids, "train", first.next, 10)), status.INVALID_ARGUMENT);
 });
+
+test("few-shot examples end solved and use boards that are no task", async () => {
+  const { EXAMPLE_EPISODES, EXAMPLES } = await import("../prompts");
+  const boards = new Set([...tasksOf("test"), ...tasksOf("train")].map((t) => t.board.join()));
+  for (const example of EXAMPLE_EPISODES) assert.ok(!boards.has(example.board.join()));
+  assert.match(EXAMPLES, /Solved in 2 moves\.[\s\S]*Solved in 4 moves\./);
+});
