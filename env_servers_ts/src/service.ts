@@ -81,6 +81,10 @@ export class PuzzleService {
               `(${call.request[DECODE_ERROR]}); send a well-formed protobuf message`);
           }
           if (call.cancelled) throw new EnvError(grpc.status.CANCELLED, "the call was cancelled");
+          if (deadlinePassed(call.getDeadline())) {
+            throw new EnvError(grpc.status.DEADLINE_EXCEEDED,
+              `the ${name} call's deadline passed before the server could start it; retry with a longer deadline`);
+          }
           return rpc(call.request);
         }));
       };
@@ -227,6 +231,12 @@ export class PuzzleService {
         `${this.settings.maxActionBytes}; send one shorter action`);
     }
   }
+}
+
+/** Whether a call's deadline (a Date, epoch milliseconds, or Infinity for none) has passed. */
+export function deadlinePassed(deadline: grpc.Deadline): boolean {
+  const at = deadline instanceof Date ? deadline.getTime() : deadline;
+  return Number.isFinite(at) && at <= Date.now();
 }
 
 function stepResponse(result: env.StepResult): Pb {

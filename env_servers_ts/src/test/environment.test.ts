@@ -107,3 +107,13 @@ test("few-shot examples end solved and use boards that are no task", async () =>
   for (const example of EXAMPLE_EPISODES) assert.ok(!boards.has(example.board.join()));
   assert.match(EXAMPLES, /Solved in 2 moves\.[\s\S]*Solved in 4 moves\./);
 });
+
+test("Score on a large inline board does not search; past deadlines are detected", async () => {
+  const board = [1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 0, 15];
+  const state = startState({ inline: { board } });
+  assert.equal(score(state).metrics.optimal_moves, -1);
+  const { deadlinePassed } = await import("../service");
+  assert.ok(deadlinePassed(new Date(Date.now() - 1)));
+  assert.ok(!deadlinePassed(Infinity));
+  assert.ok(!deadlinePassed(Date.now() + 60_000));
+});
