@@ -11,8 +11,10 @@ PROTOS := $(wildcard $(PROTO_SRC)/lats_pb/*.proto)
 ADDR ?= 127.0.0.1:50051
 PYTEST_ARGS ?=
 TEST_MODEL ?= qwen2.5-coder-0.5b
+TS_ENV := env_servers_ts
+TS_ADDR ?= 127.0.0.1:50061
 
-.PHONY: help setup protos test test-fast conformance demo bench clean
+.PHONY: help setup protos test test-fast conformance demo bench clean ts-env ts-test ts-serve
 
 help:
 	@echo "make demo         set up (once) and run the main job: a real LATS search across three services"
@@ -21,6 +23,9 @@ help:
 	@echo "make protos       regenerate protos/gen from protos/lats_pb/*.proto"
 	@echo "make conformance ADDR=host:port   run the environment conformance kit against a server"
 	@echo "make bench        print throughput figures (search machinery, sandbox, environments)"
+	@echo "make ts-env       install the TypeScript environment's npm packages (npm ci) and build it"
+	@echo "make ts-test      run the TypeScript environment's own unit tests (npm test)"
+	@echo "make ts-serve TS_ADDR=host:port   serve the TypeScript sliding-puzzle environment"
 
 $(PY):
 	$(SYSTEM_PYTHON) -m venv $(VENV)
@@ -31,6 +36,7 @@ setup: $(PY)
 	$(PY) -m pip install --quiet --progress-bar off -e '.[test]'
 	# the fast embedded model: the real-model tests load it (≈0.5 GB, once)
 	$(PY) -m lats model fetch $(TEST_MODEL)
+	$(MAKE) ts-env
 
 protos: $(PY)
 	rm -rf $(PROTO_OUT)/lats_pb
@@ -58,6 +64,16 @@ bench: setup
 	$(PY) bench/bench_local_model.py --model $(TEST_MODEL)
 	$(PY) bench/bench_search_overhead.py --model $(TEST_MODEL)
 	$(PY) bench/bench_observability.py
+
+# The TypeScript environment server (env_servers_ts/): Node 20 + npm, lockfile pinned.
+ts-env:
+	cd $(TS_ENV) && npm ci --no-fund --no-audit && npm run build
+
+ts-test: ts-env
+	cd $(TS_ENV) && npm test
+
+ts-serve: ts-env
+	node $(TS_ENV)/dist/main.js --host $(firstword $(subst :, ,$(TS_ADDR))) --port $(lastword $(subst :, ,$(TS_ADDR)))
 
 conformance:
 	$(PY) -m lats conformance $(ADDR)

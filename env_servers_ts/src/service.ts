@@ -1,0 +1,261 @@
+/**
+ * The lats.v1.Environment RPCs for the sliding puzzle on @grpc/grpc-js.
+ *
+ * Each handler validates its request, runs the rules (environment.ts) and
+ * answers; refusals are typed statuses (errors.ts), and an unexpected failure
+ * is logged and answered INTERNAL without stopping the server. A request whose
+ * bytes do not decode reaches its handler as a marker and is INVALID_ARGUMENT.
+ */
+import * as grpc from "@grpc/grpc-js";
+import { ServiceDefinition } from "@grpc/proto-loader";
+import { BlobCodec, Episode } from "./blobs";
+import * as env from "./environment";
+import { EnvError, invalid } from "./errors";
+import { page } from "./paging";
+import { PROMPT_PACK } from "./prompts";
+import { formatMove, legalMoves } from "./puzzle";
+import { SessionStore } from "./sessions";
+import { fromStruct, toStruct } from "./structs";
+import { DEFAULT_SPLIT, SPLITS, isSplit, tasksOf } from "./tasks";
+
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+type Pb = any;
+type State = env.PuzzleState;
+
+export interface Settings {
+  maxSteps: number; maxActionBytes: number; maxSessions: number;
+  sessionTtlSeconds: number; maxBatchActions: number; key: Buffer;
+}
+
+const DECODE_ERROR = Symbol("undecodable request");
+
+/** A copy of `definition` whose requests decode to a marker instead of throwing. */
+export function tolerantDefinition(definition: ServiceDefinition): ServiceDefinition {
+  const copy: Record<string, unknown> = {};
+  for (const [name, method] of Object.entries(definition)) {
+    copy[name] = {
+      ...method,
+      requestDeserialize: (bytes: Buffer) => {
+        try {
+          return method.requestDeserialize(bytes);
+        } catch (error) {
+          return { [DECODE_ERROR]: (error as Error).message };
+        }
+      },
+    };
+  }
+  return copy as ServiceDefinition;
+}
+
+export class PuzzleService {
+  readonly sessions: SessionStore<State>;
+  private readonly codec: BlobCodec<State>;
+  private readonly description: Pb;
+
+  constructor(readonly settings: Settings) {
+    this.sessions = new SessionStore(settings.maxSessions, settings.sessionTtlSeconds);
+    this.codec = new BlobCodec(settings.key, env.NAME, env.VERSION, env.isPuzzleState);
+    this.description = this.describe();
+  }
+
+  /** The handlers, by RPC name, for grpc.Server.addService. */
+  handlers(): grpc.UntypedServiceImplementation {
+    const rpcs: Record<string, (request: Pb) => Pb> = {
+      Describe: () => this.description,
+      ListTasks: (r) => this.listTasks(r),
+      Reset: (r) => this.reset(r),
+      Step: (r) => this.step(r),
+      Snapshot: (r) => this.snapshot(r),
+      Restore: (r) => this.restore(r),
+      Close: (r) => { this.sessions.close(r.session_id); return {}; },
+      Score: (r) => this.score(r),
+      Start: (r) => this.start(r),
+      Transition: (r) => this.transition(r),
+    };
+    const handlers: grpc.UntypedServiceImplementation = {};
+    for (const [name, rpc] of Object.entries(rpcs)) {
+      handlers[name] = (call: grpc.ServerUnaryCall<Pb, Pb>, callback: grpc.sendUnaryData<Pb>) => {
+        callback(...answer(name, () => {
+          if (call.request?.[DECODE_ERROR] !== undefined) {
+            throw invalid(`the ${name} request does not decode as lats.v1.${name}Request ` +
+              `(${call.request[DECODE_ERROR]}); send a well-formed protobuf message`);
+          }
+          if (call.cancelled) throw new EnvError(grpc.status.CANCELLED, "the call was cancelled");
+          if (deadlinePassed(call.getDeadline())) {
+            throw new EnvError(grpc.status.DEADLINE_EXCEEDED,
+              `the ${name} call's deadline passed before the server could start it; retry with a longer deadline`);
+          }
+          return rpc(call.request);
+        }));
+      };
+    }
+    return handlers;
+  }
+
+  private describe(): Pb {
+    const first = tasksOf(DEFAULT_SPLIT)[0];
+    const s = this.settings;
+    return {
+      name: env.NAME,
+      version: env.VERSION,
+      description: "The 8-puzzle: slide numbered tiles on a 3x3 board into order, one tile " +
+        "per step. Multi-step state (the board) makes snapshots matter; a checker anyone can " +
+        "run decides success. Served by a TypeScript process on Node.",
+      capabilities: { snapshot: true, inline_tasks: true, score: true },
+      action_grammar: {
+        description: "slide TILE DIRECTION: move the numbered tile next to the blank into it; " +
+          "DIRECTION (up, down, left, right) is where the tile goes. Each observation lists the " +
+          "legal moves.",
+        // The first task's legal moves, so conformance probes play real moves.
+        examples: legalMoves(first.board).map(formatMove),
+        pattern: "^\\s*(?:slide|move)\\s+\\d+\\s+(?:up|down|left|right)\\b",
+      },
+      reward_range: { min: 0, max: 1, success_threshold: 1 },
+      limits: { max_steps: s.maxSteps, max_action_bytes: s.maxActionBytes,
+                max_sessions: s.maxSessions, session_ttl_seconds: Math.ceil(s.sessionTtlSeconds),
+                max_batch_actions: s.maxBatchActions },
+      prompt_pack: PROMPT_PACK,
+      splits: [...SPLITS],
+      reward_mode: "none",
+    };
+  }
+
+  private listTasks(request: Pb): Pb {
+    const split = request.split || DEFAULT_SPLIT;
+    if (!isSplit(split)) {
+      throw invalid(`unknown split ${JSON.stringify(split)}; Describe lists ${SPLITS.join(", ")}`);
+    }
+    const ids = tasksOf(split).map((task) => task.id);
+    const { items, next } = page(ids, split, request.page_token, request.page_size);
+    return { task_ids: items, next_page_token: next, total: ids.length };
+  }
+
+  private startOf(request: Pb): State {
+    if (request?.task === "task_id" && request.task_id) return env.startState({ id: request.task_id });
+    if (request?.task === "inline_task") {
+      return env.startState({ inline: fromStruct(request.inline_task) });
+    }
+    throw invalid("name a task: set task_id (see ListTasks) or inline_task {\"board\": [...]}");
+  }
+
+  private checkOptions(request: Pb): void {
+    const keys = Object.keys(request?.options ?? {});
+    if (keys.length) {
+      throw invalid(`unknown option(s) ${keys.join(", ")}; the sliding puzzle takes no options`);
+    }
+  }
+
+  private reset(request: Pb): Pb {
+    const state = this.startOf(request);
+    this.checkOptions(request);
+    const id = this.sessions.open({ state, steps: 0, terminated: false });
+    return { session_id: id, observation: env.firstObservation(state), task_id: state.task_id,
+             info: toStruct({ optimal_hint: "none" }) };
+  }
+
+  private start(request: Pb): Pb {
+    const state = this.startOf(request);
+    this.checkOptions(request);
+    return { observation: env.firstObservation(state), task_id: state.task_id,
+             info: toStruct({ optimal_hint: "none" }),
+             blob: this.codec.encode({ state, steps: 0, terminated: false }) };
+  }
+
+  private step(request: Pb): Pb {
+    this.checkAction(request.action);
+    const before = this.sessions.get(request.session_id);
+    const { result, after } = env.advance(before, request.action, this.settings.maxSteps);
+    this.sessions.replace(request.session_id, after);
+    return stepResponse(result);
+  }
+
+  private transition(request: Pb): Pb {
+    const actions: string[] = request.actions ?? [];
+    if (actions.length === 0) throw invalid("Transition needs at least one action in `actions`");
+    if (actions.length > this.settings.maxBatchActions) {
+      throw invalid(`Transition carries ${actions.length} actions, more than ` +
+        `limits.max_batch_actions=${this.settings.maxBatchActions}; split the batch`);
+    }
+    actions.forEach((action) => this.checkAction(action));
+    const before = this.episodeOf(request.state, request);
+    env.checkNotOver(before, this.settings.maxSteps);
+    return {
+      results: actions.map((action) => {
+        const { result, after } = env.advance(before, action, this.settings.maxSteps);
+        return { step: stepResponse(result), blob: this.codec.encode(after) };
+      }),
+    };
+  }
+
+  private snapshot(request: Pb): Pb {
+    return { blob: this.codec.encode(this.sessions.get(request.session_id)) };
+  }
+
+  private restore(request: Pb): Pb {
+    const episode = this.codec.decode(request.blob);
+    const id = this.sessions.open(episode);
+    return { session_id: id, observation: env.latestObservation(episode.state) };
+  }
+
+  private score(request: Pb): Pb {
+    let state: State;
+    if (request.target === "session_id") state = this.sessions.get(request.session_id).state;
+    else if (request.target === "blob" || request.target === "replay") {
+      state = this.episodeOf(request.target, request).state;
+    } else throw invalid("Score needs a target: set session_id, blob or replay");
+    return env.score(state);
+  }
+
+  /** The episode a Transition or Score names by blob or by replay. */
+  private episodeOf(which: string, request: Pb): Episode<State> {
+    if (which === "blob") return this.codec.decode(request.blob);
+    if (which === "replay") {
+      const replay = request.replay;
+      const actions: string[] = replay.actions ?? [];
+      actions.forEach((action) => this.checkAction(action));
+      this.checkOptions(replay.start);
+      let episode: Episode<State> = { state: this.startOf(replay.start), steps: 0, terminated: false };
+      for (const action of actions) episode = env.advance(episode, action, this.settings.maxSteps).after;
+      return episode;
+    }
+    throw invalid("name the state: set blob (from Start or Transition) or replay");
+  }
+
+  private checkAction(action: string): void {
+    if (!action || !action.trim()) {
+      throw invalid("action is empty; send one action as text, e.g. \"slide 8 left\"");
+    }
+    const size = Buffer.byteLength(action, "utf8");
+    if (size > this.settings.maxActionBytes) {
+      throw invalid(`action is ${size} bytes, more than max_action_bytes=` +
+        `${this.settings.maxActionBytes}; send one shorter action`);
+    }
+  }
+}
+
+/** Whether a call's deadline (a Date, epoch milliseconds, or Infinity for none) has passed. */
+export function deadlinePassed(deadline: grpc.Deadline): boolean {
+  const at = deadline instanceof Date ? deadline.getTime() : deadline;
+  return Number.isFinite(at) && at <= Date.now();
+}
+
+function stepResponse(result: env.StepResult): Pb {
+  return { ...result, info: toStruct(result.info) };
+}
+
+/** The callback arguments for running `rpc`: a typed status on refusal, INTERNAL on a bug. */
+function answer(name: string, rpc: () => Pb): [grpc.ServiceError | null, Pb?] {
+  try {
+    return [null, rpc()];
+  } catch (error) {
+    if (error instanceof EnvError) {
+      return [{ code: error.code, details: error.message, message: error.message,
+                name: "EnvError", metadata: new grpc.Metadata() }];
+    }
+    console.error(`${name} failed:`, error);
+    const message = `environment error in ${name}: ${(error as Error)?.message ?? String(error)}`;
+    return [{ code: grpc.status.INTERNAL, details: message, message, name: "Error",
+              metadata: new grpc.Metadata() }];
+  }
+}
+
