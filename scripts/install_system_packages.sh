@@ -5,9 +5,11 @@ set -euo pipefail
 # bubblewrap: the default code sandbox; docker.io and debootstrap: the docker
 # sandbox (a private dockerd and an image built without a registry);
 # chromium + chromium-driver: the WebShop site's browser test; postgresql: the
-# planners' shared run store (tests start a throwaway cluster of their own).
+# planners' shared run store (tests start a throwaway cluster of their own);
+# nodejs + npm: the TypeScript environment server (any Node already on PATH will do).
 packages=(bubblewrap docker.io debootstrap chromium chromium-driver postgresql)
 missing=()
+command -v node >/dev/null && command -v npm >/dev/null || missing+=(nodejs npm)
 for pkg in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q "install ok installed" || missing+=("$pkg")
 done
