@@ -109,6 +109,14 @@ class SearchContext:
         self.success_threshold = reward_range.success_threshold or reward_range.max
 
     # ------------------------------------------------------------- judgements
+    @property
+    def every_action_is_answer(self) -> bool:
+        """The environment's fact that each action is a complete answer attempt
+        (a whole program): a failed attempt is not terminal, and the next step
+        is another attempt, not a continuation. Today the contract states it as
+        the hint reflect_each_failure."""
+        return self.description.prompt_pack.search_hints.reflect_each_failure
+
     def normalised(self, reward: float) -> float:
         return min(1.0, max(0.0, (reward - self._reward_low) / self._reward_span))
 

@@ -10,10 +10,12 @@ transcript stops short of a terminal state (packs often ask for one step per
 reply), the model continues from the act prompt whose trajectory shows its
 own actions with every observation left blank, until a terminal state, the
 depth limit d or an empty reply; each continuation is one more call.
-In an environment with a one-step answer format (a whole program, an
-answer to a question) the transcript is that single answer, so CoT is one
-act sample without feedback; in a tool-using environment the tool's results
-are never seen, so CoT is the reasoning-only baseline of the papers.
+In an environment where every action is a complete answer attempt (a whole
+program) the transcript's first action is the attempt and the transcript
+ends there, failed or not: CoT is one attempt without feedback (the papers'
+"simple" baseline) and CoT-SC is k independent attempts with a vote. In a
+tool-using environment the tool's results are never seen, so CoT is the
+reasoning-only baseline of the papers.
 
   cot     one transcript, greedy (temperature 0 unless the request sets one).
   cot_sc  k transcripts (their first calls n at a time) and a majority vote
@@ -74,12 +76,15 @@ class CotSearch(Strategy):
             actions = split_transcript(text, pack.step_template, node.depth + 1,
                                        pack.act_stop, pack.action_prefix_pattern,
                                        depth - node.depth)
+            if ctx.every_action_is_answer:
+                actions = actions[:1]            # the attempt; the rest is the model's guess
             for action in actions:
                 if node.terminal:
                     break
                 ctx.nodes_expanded += 1
                 node = await ctx.extend(node, action)
-            if not actions or node.terminal or node.depth >= depth:
+            if (not actions or node.terminal or node.depth >= depth
+                    or ctx.every_action_is_answer):
                 break
             try:
                 text, = await ctx.sample(

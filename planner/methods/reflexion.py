@@ -15,8 +15,10 @@ Full-program domains (search_hints.reflect_each_failure: every step is a
 complete attempt, and the pack shows each attempt's own reflection in the
 branch) get Reflexion's programming loop instead: one trajectory in which a
 trial is one attempt, "implement, test, reflect, implement again", with each
-failed attempt's reflection attached to it; at most k attempts (and d), and
-it stops when an attempt repeats the previous one.
+failed attempt's reflection attached to it; at most k attempts (and d). An
+attempt that repeats an earlier one is not stepped: it is sampled again with
+temperature (up to RESAMPLES times, each a model call), and only a model that
+keeps repeating itself ends the loop early.
 
 In honest mode the verdict is the environment's own honest reward (e.g.
 model-written tests), as in Reflexion's programming setting; the run is only
@@ -30,6 +32,8 @@ from planner.prompting import action_key
 from planner.search import Strategy
 
 REPEAT_LIMIT = 3
+RESAMPLES = 3                 # fresh samples asked for when an attempt repeats an earlier one
+RESAMPLE_TEMPERATURE = 1.0
 
 
 class ReflexionSearch(Strategy):
@@ -66,19 +70,39 @@ class ReflexionSearch(Strategy):
             outcome.iterations = trial
             ctx.events.iteration(trial)
             ctx.events.selected(node, trial)
-            action = await ctx.propose(node, (), key=f"{node.id}@{trial}")
+            action = await self._new_attempt(ctx, node, trial)
             if not action:
                 outcome.reason = "the model gave no attempt"
                 return
-            repeated = node is not ctx.root and action_key(node.action) == action_key(action)
+            if action_key(action) in _attempted(node):
+                outcome.reason = (f"attempt {trial} repeated an earlier one "
+                                  f"{1 + RESAMPLES} times")
+                return
             node = await ctx.extend(node, action)
             if ctx.passed(node):
                 outcome.answer = node
                 outcome.reason = f"attempt {trial} passed"
                 return
-            if repeated:
-                outcome.reason = f"attempt {trial} repeated the previous one"
-                return
             if trial < k and ctx.config.reflection:
                 await ctx.reflect(node)          # attached to this attempt
         outcome.reason = f"{k} attempts without success"
+
+    @staticmethod
+    async def _new_attempt(ctx: SearchContext, node, trial: int) -> str:
+        """The next attempt; one that repeats an earlier attempt of the branch
+        is sampled again at RESAMPLE_TEMPERATURE, up to RESAMPLES times (each
+        one model call), so a greedy repeat leads to a different attempt."""
+        action = await ctx.propose(node, (), key=f"{node.id}@{trial}")
+        earlier = _attempted(node)
+        for again in range(1, RESAMPLES + 1):
+            if not action or action_key(action) not in earlier:
+                break
+            action = await ctx.propose(node, (), key=f"{node.id}@{trial}#{again}",
+                                       temperature=max(ctx.config.temperature,
+                                                       RESAMPLE_TEMPERATURE))
+        return action
+
+
+def _attempted(node) -> set[str]:
+    """The attempts made in the branch down to `node`."""
+    return {action_key(step.action) for step in node.trajectory()}
