@@ -65,6 +65,7 @@ class LatsConfig:
     reflect_each_failure: bool = False      # per-child reflections instead of per-rollout
     reward_in_value: bool = False           # V = lambda*LM + (1-lambda)*reward
     lm_value: bool = True                   # ablation off: V = SC (or reward), no value calls
+    parallel: int = 1                       # P: MCTS selections in flight at once
 
 
 @dataclass

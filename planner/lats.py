@@ -23,6 +23,15 @@ The search stops at the first terminal state whose reward reaches the
 environment's success threshold, after k iterations, when the model budget is
 spent, or when every branch of the tree is exhausted.
 
+Tree-parallel MCTS (P = config.parallel > 1): up to P iterations are in
+flight at once, so a concurrent model backend is kept busy. Each selected
+path, and each node its simulation moves into, carries a virtual loss (one
+visit with reward 0 in UCT, planner.tree.uct_rule) until backpropagation
+undoes it, so concurrent selections spread over the tree; a leaf being
+expanded is never selected twice. k still bounds the iterations started; a
+success stops new ones from starting and the ones in flight finish. P = 1 is
+the sequential loop, exactly.
+
 With reward_mode "honest" the environment's terminal rewards carry no ground
 truth, so terminal states are valued by the model and never end the search
 early; the answer is then the best-valued terminal state.
@@ -30,22 +39,36 @@ early; the answer is then the best-valued terminal state.
 
 from __future__ import annotations
 
+import asyncio
+
 from planner.context import (DEFAULT_ITERATIONS, DEFAULT_MAX_DEPTH, DEFAULT_N_SAMPLES,
                              LatsConfig, SearchContext, SearchOutcome, derived_seed)
 from planner.search import Strategy
-from planner.tree import Node, SelectionRule, backpropagate, select_leaf, uct_rule
+from planner.model_client import BudgetExhausted
+from planner.tree import (Node, SelectionRule, backpropagate, select_free_leaf, select_leaf,
+                          uct_rule)
 
 __all__ = ["DEFAULT_ITERATIONS", "DEFAULT_MAX_DEPTH", "DEFAULT_N_SAMPLES", "LatsConfig",
            "Mcts", "SearchOutcome", "derived_seed"]
 
 
 class Mcts(Strategy):
-    """The MCTS loop above; `select_rule` defaults to UCT with the config's w."""
+    """The MCTS loop above; `select_rule` defaults to UCT with the config's w,
+    `parallel` (P) to the config's."""
 
-    def __init__(self, select_rule: SelectionRule | None = None):
+    def __init__(self, select_rule: SelectionRule | None = None, parallel: int | None = None):
         self.select_rule = select_rule
+        self.parallel = parallel
 
     async def search(self, ctx: SearchContext, outcome: SearchOutcome) -> None:
+        parallel = self.parallel or ctx.config.parallel
+        if parallel > 1:
+            await _TreeParallel(ctx, self.select_rule or uct_rule(ctx.config.exploration_weight),
+                                parallel).search(outcome)
+        else:
+            await self._sequential(ctx, outcome)
+
+    async def _sequential(self, ctx: SearchContext, outcome: SearchOutcome) -> None:
         config = ctx.config
         rule = self.select_rule or uct_rule(config.exploration_weight)
         for iteration in range(1, config.iterations + 1):
@@ -91,3 +114,93 @@ class Mcts(Strategy):
         if leaf.terminal:
             return leaf.value if ctx.honest else ctx.normalised(leaf.reward)
         return leaf.value if not ctx.config.simulate else 0.0
+
+
+class _TreeParallel:
+    """Up to P MCTS iterations in flight over one tree, with virtual loss."""
+
+    def __init__(self, ctx: SearchContext, rule: SelectionRule, parallel: int):
+        self.ctx, self.rule, self.parallel = ctx, rule, parallel
+        self.started = 0              # iterations started (k bounds it)
+        self.in_flight = 0
+        self.finished = asyncio.Condition()
+        self.solved = False
+        self.exhausted = False
+        self.budget_error: BudgetExhausted | None = None
+
+    async def search(self, outcome: SearchOutcome) -> None:
+        await asyncio.gather(*(self._worker() for _ in range(self.parallel)))
+        outcome.iterations = self.started
+        if self.solved:
+            outcome.status = "solved"
+            outcome.reason = "a terminal state reached the success threshold"
+        elif self.budget_error is not None:
+            raise self.budget_error
+        elif self.exhausted:
+            outcome.reason = "every branch of the tree is exhausted"
+        else:
+            outcome.reason = f"iteration budget k={self.ctx.config.iterations} spent"
+
+    def _stopped(self) -> bool:
+        return (self.solved or self.exhausted or self.budget_error is not None
+                or self.started >= self.ctx.config.iterations)
+
+    async def _worker(self) -> None:
+        while not self._stopped():
+            leaf = select_free_leaf(self.ctx.root, self.rule)
+            if leaf is None:
+                if self.in_flight == 0:
+                    self.exhausted = True
+                    return
+                async with self.finished:            # wait for a running iteration
+                    await self.finished.wait()
+                continue
+            self.started += 1
+            self.in_flight += 1
+            try:
+                await self._iteration(leaf, self.started)
+            except BudgetExhausted as exc:
+                self.budget_error = self.budget_error or exc
+            finally:
+                self.in_flight -= 1
+                async with self.finished:
+                    self.finished.notify_all()
+
+    async def _iteration(self, leaf: Node, iteration: int) -> None:
+        ctx, config = self.ctx, self.ctx.config
+        held = leaf.path()
+        for node in held:
+            node.virtual_loss += 1
+        try:
+            ctx.events.iteration(iteration)
+            ctx.events.selected(leaf, iteration)
+            children = await ctx.expand(leaf)
+            if not children:
+                return
+            node = ctx.best(children)
+            node.virtual_loss += 1
+            held.append(node)
+            while config.simulate and not node.terminal and node.depth < config.max_depth:
+                if self.solved:
+                    break
+                children = await ctx.expand(node)
+                if not children:
+                    break
+                node = ctx.best(children)
+                node.virtual_loss += 1
+                held.append(node)
+                if ctx.is_success(node):
+                    break
+        finally:
+            for held_node in held:
+                held_node.virtual_loss -= 1
+        end = node
+        reward = Mcts._rollout_reward(ctx, end)
+        path = backpropagate(end, reward)
+        ctx.events.backpropagated(end, reward, path)
+        if ctx.is_success(end):
+            self.solved = True
+            return
+        if (config.reflection and not config.reflect_each_failure
+                and (end.terminal or end.depth >= config.max_depth)):
+            await ctx.reflect(end)
