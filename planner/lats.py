@@ -163,8 +163,12 @@ class _TreeParallel:
                 self.budget_error = self.budget_error or exc
             finally:
                 self.in_flight -= 1
-                async with self.finished:
-                    self.finished.notify_all()
+                await self._wake()
+
+    async def _wake(self) -> None:
+        """Lets waiting workers look for a free leaf again (the tree changed)."""
+        async with self.finished:
+            self.finished.notify_all()
 
     async def _iteration(self, leaf: Node, iteration: int) -> None:
         ctx, config = self.ctx, self.ctx.config
@@ -175,6 +179,7 @@ class _TreeParallel:
             ctx.events.iteration(iteration)
             ctx.events.selected(leaf, iteration)
             children = await ctx.expand(leaf)
+            await self._wake()
             if not children:
                 return
             node = ctx.best(children)
@@ -184,6 +189,7 @@ class _TreeParallel:
                 if self.solved:
                     break
                 children = await ctx.expand(node)
+                await self._wake()
                 if not children:
                     break
                 node = ctx.best(children)

@@ -114,13 +114,16 @@ def select_leaf(root: Node, rule: SelectionRule) -> Node | None:
 def select_free_leaf(root: Node, rule: SelectionRule) -> Node | None:
     """As `select_leaf`, for parallel MCTS: a leaf some selection in flight is
     expanding (virtual_loss > 0) is not free, so the descent takes the next
-    best child instead, backtracking where a whole subtree is taken. Returns
+    best child instead, backtracking where a whole subtree is taken; children
+    still being stepped or evaluated are skipped. Returns
     None when no free leaf exists (all exhausted or taken)."""
 
     def descend(node: Node) -> Node | None:
         if not node.expanded:
             return None if node.exhausted or node.virtual_loss else node
-        candidates = [c for c in node.children if not c.exhausted]
+        # a child still being evaluated (N = 0) is not yet a candidate
+        candidates = [c for c in node.children
+                      if not (c.exhausted or c.terminal or c.visits == 0)]
         for child in sorted(candidates, key=lambda c: rule(node, c), reverse=True):
             leaf = descend(child)
             if leaf is not None:
