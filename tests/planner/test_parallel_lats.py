@@ -104,7 +104,7 @@ def test_parallel_search_is_faster_at_equal_model_calls():
 
 
 def test_the_budget_running_out_ends_a_parallel_search_gracefully():
-    model = SlowModel(hashed_answer, max_calls=10)
+    model = SlowModel(never_wins, max_calls=10)
     search, outcome, _ = run_method("lats", PathEnv(), model, seed=2, iterations=30,
                                     max_depth=4, n_samples=3, parallel=4)
     assert outcome.status == "failed" and outcome.reason.startswith("model budget spent")
