@@ -114,9 +114,10 @@ class SearchContext:
     def every_action_is_answer(self) -> bool:
         """The environment's fact that each action is a complete answer attempt
         (a whole program): a failed attempt is not terminal, and the next step
-        is another attempt, not a continuation. Today the contract states it as
-        the hint reflect_each_failure."""
-        return self.description.prompt_pack.search_hints.reflect_each_failure
+        is another attempt, not a continuation (DescribeResponse.facts; servers
+        that predate the facts state it as the hint reflect_each_failure)."""
+        return (self.description.facts.complete_answer_actions
+                or self.description.prompt_pack.search_hints.reflect_each_failure)
 
     def normalised(self, reward: float) -> float:
         return min(1.0, max(0.0, (reward - self._reward_low) / self._reward_span))

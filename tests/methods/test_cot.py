@@ -130,3 +130,12 @@ def test_cot_sc_in_a_full_program_domain_is_k_independent_attempts_with_a_vote()
     assert all(not n.children for n in search.root.children)   # each attempt on its own
     # a passing attempt is a valid terminal state, so it alone votes
     assert outcome.answer.action == "win" and outcome.status == "solved"
+
+
+def test_cot_reads_complete_answer_actions_from_the_environments_facts():
+    d = desc()
+    d.facts.complete_answer_actions = True           # no search hint at all
+    model = CallModel(lambda purpose, prompt, params: [transcript("a", "b", "win")])
+    env = PathEnv()
+    _, outcome, _ = run_method("cot", env, model, desc=d, max_depth=8)
+    assert model.purposes() == ["cot"] and [a for _, _, a in env.step_log] == ["a"]
