@@ -91,3 +91,12 @@ def test_reported_config_names_the_method_and_the_ablation_switches():
     assert reported.value_weight == 1.0 and reported.reflection is False
     plain = pb.SearchConfig()
     assert to_proto(effective_config(plain, HINTS), plain).method == "lats"
+
+
+def test_parallel_is_taken_from_the_request_checked_and_reported():
+    assert config("lats").parallel == 1
+    c = config("lats", parallel=8)
+    assert c.parallel == 8
+    assert to_proto(c, pb.SearchConfig(method="lats", parallel=8)).parallel == 8
+    with pytest.raises(ConfigError, match="parallel must be 1..64, got 65"):
+        config("lats", parallel=65)
