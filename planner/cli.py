@@ -123,10 +123,10 @@ def serve_planner(host, port, gateway, db, env_protocol, heartbeat, lease, max_r
 
 
 def _solve_request(env, task, run_id, method, n, k, depth, w, lam, temperature, seed, reflection,
-                   model, max_calls, max_tokens) -> planner_pb2.SolveRequest:
+                   model, max_calls, max_tokens, parallel=1) -> planner_pb2.SolveRequest:
     config = planner_pb2.SearchConfig(
         method=method, n_samples=n or 0, iterations=k or 0, max_depth=depth or 0, temperature=temperature or 0.0,
-        seed=seed, model=model or "")
+        seed=seed, model=model or "", parallel=parallel or 0)
     if w is not None:
         config.exploration_weight = w
     if lam is not None:
@@ -155,6 +155,8 @@ def _solve_request(env, task, run_id, method, n, k, depth, w, lam, temperature, 
 @click.option("-n", "--n-samples", type=int, default=None, help="Actions sampled per expansion (n).")
 @click.option("-k", "--iterations", type=int, default=None, help="MCTS iterations (k).")
 @click.option("-d", "--max-depth", type=int, default=None, help="Depth limit (d).")
+@click.option("-P", "--parallel", type=click.IntRange(1), default=1, show_default=True,
+              help="lats: MCTS iterations in flight at once (tree-parallel, virtual loss).")
 @click.option("-w", "--exploration-weight", type=float, default=None, help="UCT weight w.")
 @click.option("--lambda", "value_weight", type=float, default=None,
               help="V = lambda*LM + (1-lambda)*SC.")
@@ -168,12 +170,12 @@ def _solve_request(env, task, run_id, method, n, k, depth, w, lam, temperature, 
 @click.option("--timeout", type=float, default=3600.0, show_default=True,
               help="Give up on the whole search after this many seconds.")
 def solve(planner_address, env_address, task_id, run_id, fallback_env, method, n_samples, iterations, max_depth,
-          exploration_weight, value_weight, temperature, seed, reflection, model, max_calls,
+          parallel, exploration_weight, value_weight, temperature, seed, reflection, model, max_calls,
           max_tokens, as_json, timeout):
     """Search one task and print the search as it grows."""
     request = _solve_request(env_address, task_id, run_id, method, n_samples, iterations, max_depth,
                              exploration_weight, value_weight, temperature, seed, reflection,
-                             model, max_calls, max_tokens)
+                             model, max_calls, max_tokens, parallel)
     request.config.fallback_env_address = fallback_env
 
     async def main() -> int:

@@ -19,11 +19,12 @@ from planner.methods.registry import MethodSpec, UnknownMethod, method_spec
 MAX_N_SAMPLES = 64
 MAX_ITERATIONS = 10_000
 MAX_DEPTH = 1_000
+MAX_PARALLEL = 64
 
 PAPER_DEFAULTS = dict(
     n_samples=DEFAULT_N_SAMPLES, iterations=DEFAULT_ITERATIONS, max_depth=DEFAULT_MAX_DEPTH,
     exploration_weight=1.0, value_weight=0.5, reflection=True, simulate=True,
-    temperature=1.0, max_reflections=3, value_samples=1, lm_value=True,
+    temperature=1.0, max_reflections=3, value_samples=1, lm_value=True, parallel=1,
 )
 
 
@@ -56,7 +57,7 @@ def _hinted(hints: env_pb.SearchHints) -> dict:
 def _requested(request: pb.SearchConfig) -> dict:
     values: dict = {"seed": request.seed}
     for name in ("n_samples", "iterations", "max_depth", "temperature", "max_reflections",
-                 "value_samples"):
+                 "value_samples", "parallel"):
         if getattr(request, name):
             values[name] = getattr(request, name)
     for name in ("exploration_weight", "value_weight", "reflection", "simulate", "lm_value"):
@@ -77,6 +78,8 @@ def effective_config(request: pb.SearchConfig, hints: env_pb.SearchHints) -> Lat
         raise ConfigError(f"iterations must be 1..{MAX_ITERATIONS}, got {k}")
     if not 1 <= d <= MAX_DEPTH:
         raise ConfigError(f"max_depth must be 1..{MAX_DEPTH}, got {d}")
+    if not 1 <= merged["parallel"] <= MAX_PARALLEL:
+        raise ConfigError(f"parallel must be 1..{MAX_PARALLEL}, got {merged['parallel']}")
     if merged["exploration_weight"] < 0:
         raise ConfigError(f"exploration_weight must be >= 0, got {merged['exploration_weight']}")
     if not 0.0 <= merged["value_weight"] <= 1.0:
@@ -96,4 +99,5 @@ def to_proto(config: LatsConfig, request: pb.SearchConfig) -> pb.SearchConfig:
         temperature=config.temperature, seed=config.seed, model=request.model,
         max_reflections=config.max_reflections, budget=request.budget,
         value_samples=config.value_samples, lm_value=config.lm_value,
+        parallel=config.parallel,
     )

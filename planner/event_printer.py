@@ -20,7 +20,7 @@ class EventPrinter:
 
     def __init__(self, out: TextIO):
         self.out = out
-        self.second_term = "sc"  # what V mixes with the LM score; RunStarted says
+        self.second_term = "sc"      # from RunStarted: "sc" or "reward" (a pass rate)
 
     def _line(self, text: str) -> None:
         self.out.write(text + "\n")
@@ -64,7 +64,9 @@ class EventPrinter:
     def _on_node_evaluated(self, n: pb.Node, event) -> None:
         pad = "  " * n.depth
         lm = f"lm {n.lm_score:.2f} " if n.lm_score >= 0 else ""
-        self._line(f"{pad}  {n.id} value {n.value:.2f} ({lm}{self.second_term} {n.sc_score:.2f})")
+        second = (f"reward {n.reward:.2f}" if self.second_term == "reward"
+                  else f"sc {n.sc_score:.2f}")
+        self._line(f"{pad}  {n.id} value {n.value:.2f} ({lm}{second})")
 
     def _on_terminal(self, n: pb.Node, event) -> None:
         self._line(f"{'  ' * n.depth}! terminal {n.id} reward {n.reward:g}: {_short(n.observation, 70)}")

@@ -48,7 +48,8 @@ from planner.environment import Environment, TaskRef
 from planner.environment_client import connect_environment
 from planner.events import EventSink
 from planner.feed import RunFeed, WatcherFellBehind
-from planner.lats import LatsConfig, LatsSearch, SearchOutcome
+from planner.lats import LatsConfig, SearchOutcome
+from planner.search import Search
 from planner.metrics import (SEARCH_NODES, SEARCH_SECONDS, SEARCHES, SEARCHES_IN_FLIGHT,
                              WATCHERS)
 from planner.model_client import GatewayModel, RunBudget
@@ -142,7 +143,7 @@ class PlannerSettings:
 @dataclass
 class LiveRun:
     run: pb.Run
-    search: LatsSearch | None = None
+    search: Search | None = None
     # Held while the run is written, so a heartbeat never overwrites the final record.
     lock: asyncio.Lock = field(default_factory=asyncio.Lock)
     feed: RunFeed = field(default_factory=RunFeed)
@@ -361,11 +362,10 @@ class PlannerServicer(pb_grpc.PlannerServicer):
         budget = request.config.budget
         model = GatewayModel(self._gateway, run_id, request.config.model,
                              RunBudget(budget.max_calls, budget.max_total_tokens))
-        search = method.search(env, description, model, config, task, sink)
         fallback_env = None
         if request.config.fallback_env_address:
             fallback_env = self._connect(request.config.fallback_env_address)
-            search.fallback_env = fallback_env
+        search = method.search(env, description, model, config, task, sink, fallback_env)
         live.search = search
         self._live[run_id] = live
         await self._store.put(run)
@@ -429,7 +429,7 @@ class PlannerServicer(pb_grpc.PlannerServicer):
                  f": {run.result.error}" if run.result.error else "")
 
     @staticmethod
-    def _result(outcome: SearchOutcome, error: str, search: LatsSearch, model: GatewayModel,
+    def _result(outcome: SearchOutcome, error: str, search: Search, model: GatewayModel,
                 config_message, description, environment: str, task_id: str) -> pb.RunResult:
         result = pb.RunResult(
             status=_STATUS.get(outcome.status, pb.RUN_STATUS_ERROR),

@@ -51,6 +51,7 @@ class Node:
     sc_score: float = 0.0        # self-consistency share in [0, 1]
     sample_count: int = 0        # samples (of n) that proposed this action
     reflection: str = ""         # this node's own reflection, shown in its branch
+    virtual_loss: int = 0        # selections in flight through this node (parallel MCTS)
 
     def path(self) -> list[Node]:
         """Nodes from the root down to this one, inclusive."""
@@ -76,11 +77,20 @@ SelectionRule = Callable[[Node, Node], float]
 
 
 def uct_rule(exploration_weight: float) -> SelectionRule:
-    """UCT(s) = V(s) + w * sqrt(ln N(p) / N(s)); needs N(s) >= 1, N(p) >= 1."""
+    """UCT(s) = V(s) + w * sqrt(ln N(p) / N(s)); needs N(s) >= 1, N(p) >= 1.
+
+    With selections in flight (parallel MCTS) each counts as a visit with
+    reward 0, a virtual loss: N' = N + L and V' = V * N / N'. Without them the
+    rule is the sequential one, to the last bit."""
 
     def uct(parent: Node, child: Node) -> float:
-        exploration = math.sqrt(math.log(max(parent.visits, 1)) / max(child.visits, 1))
-        return child.value + exploration_weight * exploration
+        if not (parent.virtual_loss or child.virtual_loss):
+            exploration = math.sqrt(math.log(max(parent.visits, 1)) / max(child.visits, 1))
+            return child.value + exploration_weight * exploration
+        parent_n = parent.visits + parent.virtual_loss
+        child_n = max(child.visits, 1) + child.virtual_loss
+        value = child.value * max(child.visits, 1) / child_n
+        return value + exploration_weight * math.sqrt(math.log(max(parent_n, 1)) / child_n)
 
     return uct
 
@@ -99,6 +109,28 @@ def select_leaf(root: Node, rule: SelectionRule) -> Node | None:
             return None if node is root else select_leaf(root, rule)
         node = max(candidates, key=lambda child: rule(node, child))
     return None if node.exhausted else node
+
+
+def select_free_leaf(root: Node, rule: SelectionRule) -> Node | None:
+    """As `select_leaf`, for parallel MCTS: a leaf some selection in flight is
+    expanding (virtual_loss > 0) is not free, so the descent takes the next
+    best child instead, backtracking where a whole subtree is taken; children
+    still being stepped or evaluated are skipped. Returns
+    None when no free leaf exists (all exhausted or taken)."""
+
+    def descend(node: Node) -> Node | None:
+        if not node.expanded:
+            return None if node.exhausted or node.virtual_loss else node
+        # a child still being evaluated (N = 0) is not yet a candidate
+        candidates = [c for c in node.children
+                      if not (c.exhausted or c.terminal or c.visits == 0)]
+        for child in sorted(candidates, key=lambda c: rule(node, c), reverse=True):
+            leaf = descend(child)
+            if leaf is not None:
+                return leaf
+        return None
+
+    return None if root.exhausted else descend(root)
 
 
 def mark_exhausted(node: Node) -> None:

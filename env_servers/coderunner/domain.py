@@ -106,6 +106,8 @@ class CodeRunnerDomain(Domain):
             reward_mode=self.config.reward_mode,
             max_steps=MAX_STEPS,
             max_action_bytes=MAX_ACTION_BYTES,
+            facts=environment_pb2.EnvironmentFacts(complete_answer_actions=True,
+                                                   partial_credit_rewards=True),
         )
 
     def list_tasks(self, split: str) -> list[str]:

@@ -49,6 +49,7 @@ class DomainDescription:
     reward_mode: str
     max_steps: int = 8
     max_action_bytes: int = 4096
+    facts: environment_pb2.EnvironmentFacts | None = None
 
     def __post_init__(self) -> None:
         if not self.splits:

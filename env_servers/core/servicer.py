@@ -316,6 +316,7 @@ class EnvironmentServicer(environment_pb2_grpc.EnvironmentServicer):
 
     def _build_describe(self, settings: EnvSettings) -> environment_pb2.DescribeResponse:
         d = self.description
+        facts = {"facts": d.facts} if d.facts is not None else {}
         return environment_pb2.DescribeResponse(
             name=self.domain.name,
             version=self.domain.version,
@@ -333,4 +334,5 @@ class EnvironmentServicer(environment_pb2_grpc.EnvironmentServicer):
             prompt_pack=d.prompt_pack,
             splits=list(d.splits),
             reward_mode=d.reward_mode,
+            **facts,
         )

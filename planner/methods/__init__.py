@@ -1,8 +1,9 @@
 """Search methods: LATS, its ablations and the baselines of the papers.
 
-One module per method family (react, reflexion, cot, tot), a shared base
-(base.SearchMethod: LATS's tree operations with another control loop) and
-the registry that maps SearchConfig.method to a class and its settings.
+One strategy module per method family (react, reflexion, cot, tot; MCTS is
+planner.lats), each a small object over the one search context
+(planner.context), and the registry that maps SearchConfig.method to a
+strategy and its settings.
 """
 
 from planner.methods.registry import METHODS, MethodSpec, UnknownMethod, method_spec

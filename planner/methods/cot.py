@@ -10,10 +10,12 @@ transcript stops short of a terminal state (packs often ask for one step per
 reply), the model continues from the act prompt whose trajectory shows its
 own actions with every observation left blank, until a terminal state, the
 depth limit d or an empty reply; each continuation is one more call.
-In an environment with a one-step answer format (a whole program, an
-answer to a question) the transcript is that single answer, so CoT is one
-act sample without feedback; in a tool-using environment the tool's results
-are never seen, so CoT is the reasoning-only baseline of the papers.
+In an environment where every action is a complete answer attempt (a whole
+program) the transcript's first action is the attempt and the transcript
+ends there, failed or not: CoT is one attempt without feedback (the papers'
+"simple" baseline) and CoT-SC is k independent attempts with a vote. In a
+tool-using environment the tool's results are never seen, so CoT is the
+reasoning-only baseline of the papers.
 
   cot     one transcript, greedy (temperature 0 unless the request sets one).
   cot_sc  k transcripts (their first calls n at a time) and a majority vote
@@ -27,80 +29,85 @@ from __future__ import annotations
 
 from collections import Counter
 
-from planner.lats import SearchOutcome
-from planner.methods.base import SearchMethod
+from planner.context import SearchContext, SearchOutcome
 from planner.methods.transcript import split_transcript
 from planner.model_client import BudgetExhausted
 from planner.prompting import action_key
+from planner.search import Strategy
 from planner.tree import Node
 
 MIN_TRANSCRIPT_TOKENS = 256
 MAX_TRANSCRIPT_TOKENS = 2048
 
 
-class CotSearch(SearchMethod):
+class CotSearch(Strategy):
     """k whole-trajectory transcripts, stepped open-loop; majority answer."""
 
-    def __init__(self, *args, **kwargs):
-        super().__init__(*args, **kwargs)
+    def __init__(self):
         self.leaves: list[Node] = []     # the last node of each followed transcript
         self.budget_note = ""
 
-    def transcript_tokens(self) -> int:
+    @staticmethod
+    def transcript_tokens(ctx: SearchContext) -> int:
         """Room for d actions and the model's guessed observations."""
-        per_step = self.pack.act_max_tokens or 128
-        wanted = 2 * per_step * self.config.max_depth
+        per_step = ctx.pack.act_max_tokens or 128
+        wanted = 2 * per_step * ctx.config.max_depth
         return max(MIN_TRANSCRIPT_TOKENS, min(MAX_TRANSCRIPT_TOKENS, wanted))
 
-    async def _transcripts(self, outcome: SearchOutcome) -> list[str]:
-        k, per_call = self.config.iterations, max(1, self.config.n_samples)
+    async def _transcripts(self, ctx: SearchContext, outcome: SearchOutcome) -> list[str]:
+        k, per_call = ctx.config.iterations, max(1, ctx.config.n_samples)
         texts: list[str] = []
         try:
             while len(texts) < k:
                 n = min(per_call, k - len(texts))
-                texts += await self.generate(
-                    self.renderer.act(self.root, ()), "cot", f"{self.root.id}@{len(texts)}", n,
-                    self.config.temperature, (), self.transcript_tokens())
+                texts += await ctx.sample(
+                    ctx.renderer.act(ctx.root, ()), "cot", f"{ctx.root.id}@{len(texts)}", n,
+                    ctx.config.temperature, (), self.transcript_tokens(ctx))
         except BudgetExhausted as exc:
             outcome.reason = f"model budget spent after {len(texts)} transcripts: {exc}"
         return texts
 
-    async def _follow(self, index: int, text: str) -> Node | None:
+    async def _follow(self, ctx: SearchContext, index: int, text: str) -> Node | None:
         """Steps transcript `index` from the root, continuing it blind when it
         stops short; the last node reached (None if it gave no action)."""
-        node, depth = self.root, self.config.max_depth
+        node, depth = ctx.root, ctx.config.max_depth
+        pack = ctx.pack
         while True:
-            actions = split_transcript(text, self.pack.step_template, node.depth + 1,
-                                       self.pack.act_stop, self.pack.action_prefix_pattern,
+            actions = split_transcript(text, pack.step_template, node.depth + 1,
+                                       pack.act_stop, pack.action_prefix_pattern,
                                        depth - node.depth)
+            if ctx.every_action_is_answer:
+                actions = actions[:1]            # the attempt; the rest is the model's guess
             for action in actions:
                 if node.terminal:
                     break
-                self.nodes_expanded += 1
-                node = await self.extend(node, action)
-            if not actions or node.terminal or node.depth >= depth:
+                ctx.nodes_expanded += 1
+                node = await ctx.extend(node, action)
+            if (not actions or node.terminal or node.depth >= depth
+                    or ctx.every_action_is_answer):
                 break
             try:
-                text, = await self.generate(
-                    self.renderer.act(_blind(node), ()), "cot", f"{node.id}@{index}", 1,
-                    self.config.temperature, (), self.transcript_tokens())
+                text, = await ctx.sample(
+                    ctx.renderer.act(_blind(node), ()), "cot", f"{node.id}@{index}", 1,
+                    ctx.config.temperature, (), self.transcript_tokens(ctx))
             except BudgetExhausted as exc:
                 self.budget_note = f"model budget spent during a continuation: {exc}"
                 break
-        return node if node is not self.root else None
+        return node if node is not ctx.root else None
 
-    async def search(self, outcome: SearchOutcome) -> None:
-        self.events.iteration(1)
-        self.events.selected(self.root, 1)
-        texts = await self._transcripts(outcome)
+    async def search(self, ctx: SearchContext, outcome: SearchOutcome) -> None:
+        ctx.events.iteration(1)
+        ctx.events.selected(ctx.root, 1)
+        texts = await self._transcripts(ctx, outcome)
         outcome.iterations = len(texts)
-        leaves = [await self._follow(i, text) for i, text in enumerate(texts)]
+        leaves = [await self._follow(ctx, i, text) for i, text in enumerate(texts)]
         self.leaves = [leaf for leaf in leaves if leaf is not None]
-        outcome.answer = self.choose_answer()
+        outcome.answer = self.choose_answer(ctx)
         if not outcome.reason:
-            outcome.reason = self.budget_note or f"majority over {len(self.leaves)} of {len(texts)} transcripts"
+            outcome.reason = (self.budget_note
+                              or f"majority over {len(self.leaves)} of {len(texts)} transcripts")
 
-    def choose_answer(self) -> Node | None:
+    def choose_answer(self, ctx: SearchContext) -> Node | None:
         voters = [n for n in self.leaves if n.terminal and not n.invalid_action] or self.leaves
         if not voters:
             return None

@@ -15,21 +15,21 @@ reflections.
 
 from __future__ import annotations
 
-from planner.lats import SearchOutcome
-from planner.methods.base import SearchMethod
+from planner.context import SearchContext, SearchOutcome
+from planner.search import Strategy
 
 
-class TrajectorySampler(SearchMethod):
+class TrajectorySampler(Strategy):
     """k ReAct trajectories from the root; stops at the first success."""
 
-    async def search(self, outcome: SearchOutcome) -> None:
-        k = self.config.iterations
+    async def search(self, ctx: SearchContext, outcome: SearchOutcome) -> None:
+        k = ctx.config.iterations
         for trial in range(1, k + 1):
             outcome.iterations = trial
-            self.events.iteration(trial)
-            self.events.selected(self.root, trial)
-            leaf, _ = await self.rollout(trial)
-            if self.is_success(leaf):
+            ctx.events.iteration(trial)
+            ctx.events.selected(ctx.root, trial)
+            leaf, _ = await ctx.rollout(trial)
+            if ctx.is_success(leaf):
                 outcome.reason = f"trajectory {trial} reached the success threshold"
                 return
         outcome.reason = f"{k} trajectories without success"

@@ -15,8 +15,10 @@ Full-program domains (search_hints.reflect_each_failure: every step is a
 complete attempt, and the pack shows each attempt's own reflection in the
 branch) get Reflexion's programming loop instead: one trajectory in which a
 trial is one attempt, "implement, test, reflect, implement again", with each
-failed attempt's reflection attached to it; at most k attempts (and d), and
-it stops when an attempt repeats the previous one.
+failed attempt's reflection attached to it; at most k attempts (and d). An
+attempt that repeats an earlier one is not stepped: it is sampled again with
+temperature (up to RESAMPLES times, each a model call), and only a model that
+keeps repeating itself ends the loop early.
 
 In honest mode the verdict is the environment's own honest reward (e.g.
 model-written tests), as in Reflexion's programming setting; the run is only
@@ -25,59 +27,82 @@ reported solved by the hidden-ground-truth score.
 
 from __future__ import annotations
 
-from planner.lats import SearchOutcome
-from planner.methods.base import SearchMethod, same_action
+from planner.context import SearchContext, SearchOutcome
+from planner.prompting import action_key
+from planner.search import Strategy
 
 REPEAT_LIMIT = 3
+RESAMPLES = 3                 # fresh samples asked for when an attempt repeats an earlier one
+RESAMPLE_TEMPERATURE = 1.0
 
 
-class ReflexionSearch(SearchMethod):
+class ReflexionSearch(Strategy):
     """Trials with a memory of reflections until one passes or k are spent."""
 
-    async def search(self, outcome: SearchOutcome) -> None:
-        if self.config.reflect_each_failure:
-            await self._attempts_in_one_branch(outcome)
+    async def search(self, ctx: SearchContext, outcome: SearchOutcome) -> None:
+        if ctx.config.reflect_each_failure:
+            await self._attempts_in_one_branch(ctx, outcome)
         else:
-            await self._trials_with_memory(outcome)
+            await self._trials_with_memory(ctx, outcome)
 
-    async def _trials_with_memory(self, outcome: SearchOutcome) -> None:
-        k = self.config.iterations
+    async def _trials_with_memory(self, ctx: SearchContext, outcome: SearchOutcome) -> None:
+        k = ctx.config.iterations
         for trial in range(1, k + 1):
             outcome.iterations = trial
-            self.events.iteration(trial)
-            self.events.selected(self.root, trial)
-            leaf, _ = await self.rollout(trial, self._recent_reflections(), REPEAT_LIMIT)
-            if self.passed(leaf):
+            ctx.events.iteration(trial)
+            ctx.events.selected(ctx.root, trial)
+            leaf, _ = await ctx.rollout(trial, ctx.recent_reflections(), REPEAT_LIMIT)
+            if ctx.passed(leaf):
                 outcome.answer = leaf
                 outcome.reason = f"trial {trial} passed"
                 return
-            if trial < k and self.config.reflection and leaf is not self.root:
-                await self._reflect(leaf)
+            if trial < k and ctx.config.reflection and leaf is not ctx.root:
+                await ctx.reflect(leaf)
         outcome.reason = f"{k} trials without success"
 
-    async def _attempts_in_one_branch(self, outcome: SearchOutcome) -> None:
-        k = self.config.iterations
-        node = self.root
+    async def _attempts_in_one_branch(self, ctx: SearchContext, outcome: SearchOutcome) -> None:
+        k = ctx.config.iterations
+        node = ctx.root
         for trial in range(1, k + 1):
-            if node.terminal or node.depth >= self.config.max_depth:
+            if node.terminal or node.depth >= ctx.config.max_depth:
                 outcome.reason = f"the episode ended after {node.depth} attempts"
                 return
             outcome.iterations = trial
-            self.events.iteration(trial)
-            self.events.selected(node, trial)
-            action = await self.propose(node, (), key=f"{node.id}@{trial}")
+            ctx.events.iteration(trial)
+            ctx.events.selected(node, trial)
+            action = await self._new_attempt(ctx, node, trial)
             if not action:
                 outcome.reason = "the model gave no attempt"
                 return
-            repeated = node is not self.root and same_action(node.action, action)
-            node = await self.extend(node, action)
-            if self.passed(node):
+            if action_key(action) in _attempted(node):
+                outcome.reason = (f"attempt {trial} repeated an earlier one "
+                                  f"{1 + RESAMPLES} times")
+                return
+            node = await ctx.extend(node, action)
+            if ctx.passed(node):
                 outcome.answer = node
                 outcome.reason = f"attempt {trial} passed"
                 return
-            if repeated:
-                outcome.reason = f"attempt {trial} repeated the previous one"
-                return
-            if trial < k and self.config.reflection:
-                await self._reflect(node)          # attached to this attempt
+            if trial < k and ctx.config.reflection:
+                await ctx.reflect(node)          # attached to this attempt
         outcome.reason = f"{k} attempts without success"
+
+    @staticmethod
+    async def _new_attempt(ctx: SearchContext, node, trial: int) -> str:
+        """The next attempt; one that repeats an earlier attempt of the branch
+        is sampled again at RESAMPLE_TEMPERATURE, up to RESAMPLES times (each
+        one model call), so a greedy repeat leads to a different attempt."""
+        action = await ctx.propose(node, (), key=f"{node.id}@{trial}")
+        earlier = _attempted(node)
+        for again in range(1, RESAMPLES + 1):
+            if not action or action_key(action) not in earlier:
+                break
+            action = await ctx.propose(node, (), key=f"{node.id}@{trial}#{again}",
+                                       temperature=max(ctx.config.temperature,
+                                                       RESAMPLE_TEMPERATURE))
+        return action
+
+
+def _attempted(node) -> set[str]:
+    """The attempts made in the branch down to `node`."""
+    return {action_key(step.action) for step in node.trajectory()}

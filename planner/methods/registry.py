@@ -13,16 +13,22 @@ be read off one run (the success-vs-k curve of `lats bench`).
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from types import MappingProxyType
 
-from planner.lats import LatsSearch
+from lats_pb import environment_pb2 as env_pb
+
+from planner.context import LatsConfig
+from planner.environment import Environment, TaskRef
+from planner.lats import Mcts
 from planner.methods.cot import CotSearch
-from planner.methods.fallback import FallbackSearch
 from planner.methods.react import TrajectorySampler
 from planner.methods.reflexion import ReflexionSearch
 from planner.methods.tot import BfsSearch, DfsSearch
+from planner.events import EventSink
+from planner.model_client import ModelClient
+from planner.search import Search, Strategy
 
 _NO_VALUE = {"n_samples": 1, "reflect_each_failure": False}
 
@@ -30,19 +36,28 @@ _NO_VALUE = {"n_samples": 1, "reflect_each_failure": False}
 @dataclass(frozen=True)
 class MethodSpec:
     name: str
-    search: type[LatsSearch]
+    strategy: Callable[[], Strategy]   # a fresh strategy object per search
     summary: str                       # what it is, and what k and n mean for it
     defaults: Mapping[str, object] = field(default_factory=dict)
     fixed: Mapping[str, object] = field(default_factory=dict)
     anytime: bool = False
+    falls_back: bool = False           # searches SearchConfig.fallback_env_address on failure
 
     def __post_init__(self):
         object.__setattr__(self, "defaults", MappingProxyType(dict(self.defaults)))
         object.__setattr__(self, "fixed", MappingProxyType(dict(self.fixed)))
 
+    def search(self, env: Environment, description: env_pb.DescribeResponse,
+               model: ModelClient, config: LatsConfig, task: TaskRef, events: EventSink,
+               fallback_env: Environment | None = None) -> Search:
+        """A search of `task` by this method (the fallback environment only if it uses one)."""
+        return Search(env, description, model, config, task, events, self.strategy(),
+                      make_strategy=self.strategy,
+                      fallback_env=fallback_env if self.falls_back else None)
+
 
 METHODS: dict[str, MethodSpec] = {spec.name: spec for spec in (
-    MethodSpec("lats", LatsSearch,
+    MethodSpec("lats", Mcts,
                "LATS: MCTS with UCT, LM value + self-consistency, simulation, reflection; "
                "k = iterations, n = actions sampled per expansion", anytime=True),
     MethodSpec("lats_dfs", DfsSearch,
@@ -75,10 +90,10 @@ METHODS: dict[str, MethodSpec] = {spec.name: spec for spec in (
     MethodSpec("cot_sc", CotSearch,
                "CoT with self-consistency: majority answer of k transcripts, "
                "n transcripts per model call", fixed={"reflection": False}),
-    MethodSpec("lats_fallback", FallbackSearch,
+    MethodSpec("lats_fallback", Mcts,
                "LATS, then LATS on SearchConfig.fallback_env_address with the first "
                "search's reflections if it failed (the paper's CoT then ReAct); "
-               "k, n as for lats, per search"),
+               "k, n as for lats, per search", falls_back=True),
 )}
 
 

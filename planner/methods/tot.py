@@ -21,86 +21,85 @@ simulation and backpropagation:
 
 from __future__ import annotations
 
-from planner.lats import SearchOutcome
-from planner.methods.base import SearchMethod
+from planner.context import SearchContext, SearchOutcome
+from planner.search import Strategy
 from planner.tree import Node
 
 PRUNE_BELOW = 0.3
 
 
-class DfsSearch(SearchMethod):
-    """Depth-first search with value pruning; k bounds the trajectories."""
+class DfsSearch(Strategy):
+    """Depth-first search with value pruning below `prune_below`; k bounds the trajectories."""
 
-    prune_below = PRUNE_BELOW
-
-    def __init__(self, *args, **kwargs):
-        super().__init__(*args, **kwargs)
+    def __init__(self, prune_below: float = PRUNE_BELOW):
+        self.prune_below = prune_below
         self.trajectory = 1
         self.solution: Node | None = None
 
-    def _by_value(self, children: list[Node]) -> list[Node]:
+    @staticmethod
+    def _by_value(ctx: SearchContext, children: list[Node]) -> list[Node]:
         """Successes first, then by value; ties keep the sampling order."""
-        return sorted(children, key=lambda c: (self.is_success(c), c.value), reverse=True)
+        return sorted(children, key=lambda c: (ctx.is_success(c), c.value), reverse=True)
 
-    async def _path_end(self, leaf: Node) -> bool:
+    async def _path_end(self, ctx: SearchContext, leaf: Node) -> bool:
         """Counts a finished trajectory (reflecting on it unless it was the
         last one); True when k are spent."""
-        if self.trajectory >= self.config.iterations:
+        if self.trajectory >= ctx.config.iterations:
             return True
-        if self.config.reflection and not self.config.reflect_each_failure:
-            await self._reflect(leaf)
+        if ctx.config.reflection and not ctx.config.reflect_each_failure:
+            await ctx.reflect(leaf)
         self.trajectory += 1
-        self.events.iteration(self.trajectory)
+        ctx.events.iteration(self.trajectory)
         return False
 
-    async def _visit(self, node: Node) -> bool:
+    async def _visit(self, ctx: SearchContext, node: Node) -> bool:
         """Expands `node` and descends; True when the search must stop."""
-        self.events.selected(node, self.trajectory)
-        children = self._by_value(await self.expand(node))
+        ctx.events.selected(node, self.trajectory)
+        children = self._by_value(ctx, await ctx.expand(node))
         descended = False
         for child in children:
-            if self.is_success(child):
+            if ctx.is_success(child):
                 self.solution = child
                 return True
             if child.invalid_action or child.value < self.prune_below:
                 continue
             descended = True
-            if child.terminal or child.depth >= self.config.max_depth:
-                if await self._path_end(child):
+            if child.terminal or child.depth >= ctx.config.max_depth:
+                if await self._path_end(ctx, child):
                     return True
-            elif await self._visit(child):
+            elif await self._visit(ctx, child):
                 return True
         if not descended:
-            return await self._path_end(children[0] if children else node)
+            return await self._path_end(ctx, children[0] if children else node)
         return False
 
-    async def search(self, outcome: SearchOutcome) -> None:
-        self.events.iteration(self.trajectory)
-        stopped = await self._visit(self.root)
+    async def search(self, ctx: SearchContext, outcome: SearchOutcome) -> None:
+        ctx.events.iteration(self.trajectory)
+        stopped = await self._visit(ctx, ctx.root)
         outcome.iterations = self.trajectory
         if self.solution is not None:
             outcome.answer = self.solution
             outcome.reason = f"trajectory {self.trajectory} reached the success threshold"
         elif stopped:
-            outcome.reason = f"k={self.config.iterations} trajectories spent"
+            outcome.reason = f"k={ctx.config.iterations} trajectories spent"
         else:
             outcome.reason = "every branch above the pruning threshold is explored"
 
 
-class BfsSearch(SearchMethod):
+class BfsSearch(Strategy):
     """Breadth-first beam search: the b = k best states per depth."""
 
-    async def search(self, outcome: SearchOutcome) -> None:
-        beam = self.config.iterations
-        frontier = [self.root]
-        for level in range(1, self.config.max_depth + 1):
+    async def search(self, ctx: SearchContext, outcome: SearchOutcome) -> None:
+        beam = ctx.config.iterations
+        frontier = [ctx.root]
+        for level in range(1, ctx.config.max_depth + 1):
             outcome.iterations = level
-            self.events.iteration(level)
+            ctx.events.iteration(level)
             candidates: list[Node] = []
             for node in frontier:
-                self.events.selected(node, level)
-                for child in await self.expand(node):
-                    if self.is_success(child):
+                ctx.events.selected(node, level)
+                for child in await ctx.expand(node):
+                    if ctx.is_success(child):
                         outcome.answer = child
                         outcome.reason = f"depth {level} reached the success threshold"
                         return
@@ -110,4 +109,4 @@ class BfsSearch(SearchMethod):
             if not frontier:
                 outcome.reason = f"no state left to expand at depth {level}"
                 return
-        outcome.reason = f"depth limit d={self.config.max_depth} reached"
+        outcome.reason = f"depth limit d={ctx.config.max_depth} reached"

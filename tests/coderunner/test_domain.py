@@ -258,3 +258,8 @@ async def test_extra_task_files_become_splits(tmp_path, sandbox):
     assert state["tests"] == ["assert double(2) == 4"]
     step = await domain.step(state, "def double(n):\n    return 2 * n\n")
     assert (await domain.score(step.state)).success
+
+
+def test_describe_states_the_domains_facts(domain):
+    facts = domain.describe().facts
+    assert facts.complete_answer_actions and facts.partial_credit_rewards

@@ -88,3 +88,54 @@ def test_continuations_stop_at_the_depth_limit_and_on_an_empty_reply():
     model = CallModel(lambda purpose, prompt, params: [next(replies)])
     _, outcome, _ = run_method("cot", PathEnv(), model, desc=desc())
     assert len(model.calls) == 2 and outcome.answer.action == "a"
+
+
+def program_desc():
+    """A full-program domain: every action is a complete attempt, and a failed
+    attempt ("a", "b", ...) is not a terminal state."""
+    d = desc()
+    d.prompt_pack.search_hints.reflect_each_failure = True
+    return d
+
+
+def test_cot_in_a_full_program_domain_is_one_attempt_even_when_it_fails():
+    model = CallModel(lambda purpose, prompt, params: [transcript("a", "b", "win")])
+    env = PathEnv()
+    search, outcome, _ = run_method("cot", env, model, desc=program_desc(), max_depth=8)
+    assert model.purposes() == ["cot"]                        # no blind continuation
+    assert [action for _, _, action in env.step_log] == ["a"]   # only the attempt is stepped
+    assert outcome.status == "failed" and outcome.iterations == 1
+    assert outcome.answer.action == "a" and search.nodes_expanded == 1
+
+
+def test_cot_in_a_multi_step_domain_continues_blind_until_a_terminal_state():
+    replies = iter([transcript("a"), " b\nObs: guessed\n", " win\n"])
+    model = CallModel(lambda purpose, prompt, params: [next(replies)])
+    env = PathEnv()
+    _, outcome, _ = run_method("cot", env, model, desc=desc(), max_depth=8)
+    assert model.purposes() == ["cot"] * 3
+    assert [action for _, _, action in env.step_log] == ["a", "b", "win"]
+    assert outcome.status == "solved"
+
+
+def test_cot_sc_in_a_full_program_domain_is_k_independent_attempts_with_a_vote():
+    programs = iter(["a", "b", "a", "c", "win"])
+    model = CallModel(lambda purpose, prompt, params: [transcript(next(programs), "zzz")
+                                                       for _ in range(params.n)])
+    env = PathEnv()
+    search, outcome, _ = run_method("cot_sc", env, model, desc=program_desc(), iterations=5,
+                                    n_samples=2, max_depth=8)
+    assert [c[2].n for c in model.calls] == [2, 2, 1]         # k attempts, nothing more
+    assert [n.action for n in search.root.children] == ["a", "b", "a", "c", "win"]
+    assert all(not n.children for n in search.root.children)   # each attempt on its own
+    # a passing attempt is a valid terminal state, so it alone votes
+    assert outcome.answer.action == "win" and outcome.status == "solved"
+
+
+def test_cot_reads_complete_answer_actions_from_the_environments_facts():
+    d = desc()
+    d.facts.complete_answer_actions = True           # no search hint at all
+    model = CallModel(lambda purpose, prompt, params: [transcript("a", "b", "win")])
+    env = PathEnv()
+    _, outcome, _ = run_method("cot", env, model, desc=d, max_depth=8)
+    assert model.purposes() == ["cot"] and [a for _, _, a in env.step_log] == ["a"]

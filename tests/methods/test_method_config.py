@@ -6,9 +6,8 @@ import pytest
 from lats_pb import environment_pb2 as env_pb
 from lats_pb import planner_pb2 as pb
 
-from planner.methods.fallback import FallbackSearch
 from planner.config import ConfigError, effective_config, to_proto
-from planner.lats import LatsSearch
+from planner.lats import Mcts
 from planner.methods import METHODS, method_spec
 from planner.methods.cot import CotSearch
 from planner.methods.react import TrajectorySampler
@@ -23,12 +22,13 @@ def config(method, **request):
     return effective_config(pb.SearchConfig(method=method, **request), HINTS)
 
 
-def test_every_method_name_maps_to_its_search_class():
-    assert {name: spec.search for name, spec in METHODS.items()} == {
-        "lats": LatsSearch, "lats_dfs": DfsSearch, "tot_dfs": DfsSearch, "tot_bfs": BfsSearch,
+def test_every_method_name_maps_to_its_strategy():
+    assert {name: spec.strategy for name, spec in METHODS.items()} == {
+        "lats": Mcts, "lats_dfs": DfsSearch, "tot_dfs": DfsSearch, "tot_bfs": BfsSearch,
         "react": TrajectorySampler, "react_bok": TrajectorySampler,
         "reflexion": ReflexionSearch, "cot": CotSearch, "cot_sc": CotSearch,
-        "lats_fallback": FallbackSearch}
+        "lats_fallback": Mcts}
+    assert [name for name, spec in METHODS.items() if spec.falls_back] == ["lats_fallback"]
     assert method_spec("").name == "lats"
 
 
@@ -91,3 +91,12 @@ def test_reported_config_names_the_method_and_the_ablation_switches():
     assert reported.value_weight == 1.0 and reported.reflection is False
     plain = pb.SearchConfig()
     assert to_proto(effective_config(plain, HINTS), plain).method == "lats"
+
+
+def test_parallel_is_taken_from_the_request_checked_and_reported():
+    assert config("lats").parallel == 1
+    c = config("lats", parallel=8)
+    assert c.parallel == 8
+    assert to_proto(c, pb.SearchConfig(method="lats", parallel=8)).parallel == 8
+    with pytest.raises(ConfigError, match="parallel must be 1..64, got 65"):
+        config("lats", parallel=65)

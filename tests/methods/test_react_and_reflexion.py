@@ -131,11 +131,45 @@ def test_reflexion_in_a_full_program_domain_reflects_on_each_attempt_in_one_bran
     assert search.reflections == [] and model.purposes() == ["act", "reflect", "act"]
 
 
-def test_reflexion_attempts_stop_when_an_attempt_repeats_the_previous_one():
+def test_reflexion_samples_a_repeated_attempt_again_and_spends_its_k_attempts():
+    def answer(purpose, prompt, params):
+        if purpose == "reflect":
+            return ["lesson"]
+        return ["a"] if params.temperature == 0 else [f"p{params.seed % 1000}"]
+
+    model = CallModel(answer)
+    search, outcome, _ = run_method("reflexion", PathEnv(), model, desc=program_desc(),
+                                    iterations=4)
+    attempts = [n.action for n in search.root.walk() if n is not search.root]
+    assert outcome.status == "failed" and outcome.iterations == 4
+    assert outcome.reason == "4 attempts without success"
+    assert len(attempts) == 4 and len(set(attempts)) == 4 and attempts[0] == "a"
+    # each repeat of the greedy "a" is sampled again once, with temperature
+    acts = [params for purpose, _, params in model.calls if purpose == "act"]
+    assert [p.temperature for p in acts] == [0.0] + [0.0, 1.0] * 3
+    assert len({p.seed for p in acts}) == len(acts)
+    assert model.purposes().count("reflect") == 3          # none after the last attempt
+
+
+def test_reflexion_ends_early_only_when_the_model_keeps_repeating_an_attempt():
     model = CallModel(lambda purpose, prompt, params: ["lesson"] if purpose == "reflect" else ["a"])
-    _, outcome, _ = run_method("reflexion", PathEnv(), model, desc=program_desc(), iterations=6)
+    search, outcome, _ = run_method("reflexion", PathEnv(), model, desc=program_desc(),
+                                    iterations=6)
     assert outcome.status == "failed" and outcome.iterations == 2
-    assert "repeated" in outcome.reason and model.purposes() == ["act", "reflect", "act"]
+    assert outcome.reason == "attempt 2 repeated an earlier one 4 times"
+    assert model.purposes() == ["act", "reflect"] + ["act"] * 4
+    assert [n.action for n in search.root.walk() if n is not search.root] == ["a"]
+
+
+def test_a_resampled_attempt_can_pass():
+    def answer(purpose, prompt, params):
+        if purpose == "reflect":
+            return ["lesson"]
+        return ["a"] if params.temperature == 0 else ["win"]
+
+    _, outcome, _ = run_method("reflexion", PathEnv(), CallModel(answer), desc=program_desc(),
+                               iterations=3)
+    assert outcome.status == "solved" and outcome.reason == "attempt 2 passed"
 
 
 def test_reflexion_attempts_are_bounded_by_k_and_d():

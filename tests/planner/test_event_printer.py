@@ -12,7 +12,9 @@ def _printed(second_term: str) -> str:
     printer.print(pb.SearchEvent(run_id="r1", started=pb.RunStarted(
         environment="coderunner", task_id="t", second_term=second_term)))
     printer.print(pb.SearchEvent(run_id="r1", node_evaluated=pb.Node(
-        id="n1", depth=1, value=0.55, lm_score=0.8, sc_score=0.25)))
+        id="n1", depth=1, value=0.55, lm_score=0.8,
+        sc_score=0.25 if second_term != "reward" else 0.0,
+        reward=0.25 if second_term == "reward" else 0.0)))
     return out.getvalue().splitlines()[-1]
 
 

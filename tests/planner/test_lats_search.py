@@ -1,4 +1,4 @@
-"""LatsSearch against in-process fakes, including the official code's pitfalls."""
+"""The LATS search (planner.lats.Mcts over planner.context) against in-process fakes, including the official code's pitfalls."""
 
 import asyncio
 import copy
@@ -7,7 +7,8 @@ import pytest
 
 from planner.environment_client import TaskRef
 from planner.events import EventSink
-from planner.lats import LatsConfig, LatsSearch
+from planner.lats import LatsConfig
+from planner.methods import method_spec
 
 from tests.planner.fakes import PathEnv, RuleModel, description
 
@@ -30,7 +31,8 @@ class Recorder(EventSink):
 
 def run(env, model, config=LatsConfig(), desc=None):
     events = Recorder()
-    search = LatsSearch(env, desc or env.description, model, config, TaskRef(task_id="t"), events)
+    search = method_spec("lats").search(env, desc or env.description, model, config,
+                                        TaskRef(task_id="t"), events)
     outcome = asyncio.run(asyncio.wait_for(search.run(), 10))
     return search, outcome, events
 
@@ -277,8 +279,6 @@ def test_setup_and_reflection_use_the_packs_stop_sequences():
 
 
 def test_fallback_search_runs_the_second_environment_with_the_first_ones_reflections():
-    from planner.methods.fallback import FallbackSearch
-
     def answer(purpose, prompt, n):
         if purpose == "act":
             return ["win"] * n if "lesson" in prompt else ["lose"] * n
@@ -286,9 +286,9 @@ def test_fallback_search_runs_the_second_environment_with_the_first_ones_reflect
 
     first, second = PathEnv(), PathEnv()
     events = Recorder()
-    search = FallbackSearch(first, first.description, RuleModel(answer),
-                            LatsConfig(n_samples=1, iterations=1), TaskRef(task_id="t"), events)
-    search.fallback_env = second
+    search = method_spec("lats_fallback").search(
+        first, first.description, RuleModel(answer), LatsConfig(n_samples=1, iterations=1),
+        TaskRef(task_id="t"), events, fallback_env=second)
     outcome = asyncio.run(asyncio.wait_for(search.run(), 10))
     assert outcome.status == "solved" and outcome.iterations == 2
     assert [s for s, _, _ in first.step_log] and [s for s, _, _ in second.step_log]

@@ -12,7 +12,7 @@ class DescribeRequest(_message.Message):
     def __init__(self) -> None: ...
 
 class DescribeResponse(_message.Message):
-    __slots__ = ("name", "version", "description", "capabilities", "action_grammar", "reward_range", "limits", "prompt_pack", "splits", "reward_mode")
+    __slots__ = ("name", "version", "description", "capabilities", "action_grammar", "reward_range", "limits", "prompt_pack", "splits", "reward_mode", "facts")
     NAME_FIELD_NUMBER: _ClassVar[int]
     VERSION_FIELD_NUMBER: _ClassVar[int]
     DESCRIPTION_FIELD_NUMBER: _ClassVar[int]
@@ -23,6 +23,7 @@ class DescribeResponse(_message.Message):
     PROMPT_PACK_FIELD_NUMBER: _ClassVar[int]
     SPLITS_FIELD_NUMBER: _ClassVar[int]
     REWARD_MODE_FIELD_NUMBER: _ClassVar[int]
+    FACTS_FIELD_NUMBER: _ClassVar[int]
     name: str
     version: str
     description: str
@@ -33,7 +34,16 @@ class DescribeResponse(_message.Message):
     prompt_pack: PromptPack
     splits: _containers.RepeatedScalarFieldContainer[str]
     reward_mode: str
-    def __init__(self, name: _Optional[str] = ..., version: _Optional[str] = ..., description: _Optional[str] = ..., capabilities: _Optional[_Union[Capabilities, _Mapping]] = ..., action_grammar: _Optional[_Union[ActionGrammar, _Mapping]] = ..., reward_range: _Optional[_Union[RewardRange, _Mapping]] = ..., limits: _Optional[_Union[Limits, _Mapping]] = ..., prompt_pack: _Optional[_Union[PromptPack, _Mapping]] = ..., splits: _Optional[_Iterable[str]] = ..., reward_mode: _Optional[str] = ...) -> None: ...
+    facts: EnvironmentFacts
+    def __init__(self, name: _Optional[str] = ..., version: _Optional[str] = ..., description: _Optional[str] = ..., capabilities: _Optional[_Union[Capabilities, _Mapping]] = ..., action_grammar: _Optional[_Union[ActionGrammar, _Mapping]] = ..., reward_range: _Optional[_Union[RewardRange, _Mapping]] = ..., limits: _Optional[_Union[Limits, _Mapping]] = ..., prompt_pack: _Optional[_Union[PromptPack, _Mapping]] = ..., splits: _Optional[_Iterable[str]] = ..., reward_mode: _Optional[str] = ..., facts: _Optional[_Union[EnvironmentFacts, _Mapping]] = ...) -> None: ...
+
+class EnvironmentFacts(_message.Message):
+    __slots__ = ("complete_answer_actions", "partial_credit_rewards")
+    COMPLETE_ANSWER_ACTIONS_FIELD_NUMBER: _ClassVar[int]
+    PARTIAL_CREDIT_REWARDS_FIELD_NUMBER: _ClassVar[int]
+    complete_answer_actions: bool
+    partial_credit_rewards: bool
+    def __init__(self, complete_answer_actions: _Optional[bool] = ..., partial_credit_rewards: _Optional[bool] = ...) -> None: ...
 
 class Capabilities(_message.Message):
     __slots__ = ("snapshot", "inline_tasks", "score")

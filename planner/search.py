@@ -1,0 +1,112 @@
+"""A search: one strategy run over one search context (planner.context).
+
+A strategy (planner.lats for MCTS, planner.methods for the others) is a
+small object with one job: `search(ctx, outcome)` grows the tree from
+`ctx.root` with the context's operations and sets `outcome.iterations` (what
+k counts for the method), `outcome.reason` and optionally `outcome.answer`;
+`choose_answer(ctx)` picks the node to report when it did not. Variants are
+constructor arguments (a selection rule, a pruning threshold), not subclasses.
+
+`Search.run()` wraps it: start the episode, stop gracefully when the model
+budget is spent, choose and score the answer, time the run. With a fallback
+environment (the "lats_fallback" method) a failed search is followed by the
+same strategy on that environment in a fresh context that starts with the
+first one's reflections; the search then reports the second context.
+"""
+
+from __future__ import annotations
+
+import time
+
+from lats_pb import environment_pb2 as env_pb
+
+from planner.context import LatsConfig, SearchContext, SearchOutcome
+from planner.environment import Environment, TaskRef
+from planner.events import EventSink
+from planner.model_client import BudgetExhausted, ModelClient
+from planner.tree import Node
+
+
+class Strategy:
+    """How a method grows the tree; see the module docstring."""
+
+    async def search(self, ctx: SearchContext, outcome: SearchOutcome) -> None:
+        raise NotImplementedError
+
+    def choose_answer(self, ctx: SearchContext) -> Node | None:
+        return ctx.default_answer()
+
+
+class Search:
+    """One search of one task. Create, then `await run()`."""
+
+    def __init__(self, env: Environment, description: env_pb.DescribeResponse,
+                 model: ModelClient, config: LatsConfig, task: TaskRef, events: EventSink,
+                 strategy: Strategy, make_strategy=None, fallback_env: Environment | None = None):
+        self.context = SearchContext(env, description, model, config, task, events)
+        self.strategy = strategy
+        self._make_strategy = make_strategy or (lambda: strategy)
+        self.fallback_env = fallback_env
+
+    # what the service reports: the current context's tree and accounting
+    @property
+    def root(self) -> Node | None:
+        return self.context.root
+
+    @property
+    def nodes_expanded(self) -> int:
+        return self.context.nodes_expanded
+
+    @property
+    def reflections(self) -> list[str]:
+        return self.context.reflections
+
+    @property
+    def description(self) -> env_pb.DescribeResponse:
+        return self.context.description
+
+    async def run(self) -> SearchOutcome:
+        """The search, and the fallback search if there is one and the first failed."""
+        first = await _episode(self.context, self.strategy)
+        if first.status == "solved" or self.fallback_env is None:
+            return first
+        ctx = self.context
+        description = await self.fallback_env.describe()
+        task = TaskRef(ctx.task.task_id, ctx.task.inline_task, (), ctx.task.seed)
+        second = SearchContext(self.fallback_env, description, ctx.model, ctx.config, task,
+                               ctx.events)
+        second.reflections = list(ctx.reflections)
+        self.strategy = self._make_strategy()
+        outcome = await _episode(second, self.strategy)
+        second.nodes_expanded += ctx.nodes_expanded
+        self.context = second
+        outcome.iterations += first.iterations
+        outcome.wall_seconds += first.wall_seconds
+        outcome.reason = f"first search: {first.reason}; fallback search: {outcome.reason}"
+        outcome.nodes_expanded = second.nodes_expanded
+        return outcome
+
+
+async def _episode(ctx: SearchContext, strategy: Strategy) -> SearchOutcome:
+    """Starts the episode, runs the strategy, then chooses, scores and times the answer.
+
+    The model budget running out ends the search gracefully (status failed).
+    """
+    started = time.monotonic()
+    outcome = SearchOutcome(status="failed", answer=None)
+    try:
+        await ctx.start()
+        await strategy.search(ctx, outcome)
+    except BudgetExhausted as exc:
+        outcome.reason = f"model budget spent: {exc}"
+    if ctx.root is not None:
+        if outcome.answer is None:
+            outcome.answer = strategy.choose_answer(ctx)
+        if outcome.answer is not None and ctx.is_success(outcome.answer):
+            outcome.status = "solved"
+        if outcome.answer is not None and ctx.description.capabilities.score:
+            outcome.score = await ctx.score(outcome.answer)
+    outcome.nodes_expanded = ctx.nodes_expanded
+    outcome.reflections = list(ctx.reflections)
+    outcome.wall_seconds = time.monotonic() - started
+    return outcome
