@@ -178,24 +178,19 @@ class _TreeParallel:
         try:
             ctx.events.iteration(iteration)
             ctx.events.selected(leaf, iteration)
-            children = await ctx.expand(leaf)
-            await self._wake()
-            if not children:
-                return
-            node = ctx.best(children)
-            node.virtual_loss += 1
-            held.append(node)
-            while config.simulate and not node.terminal and node.depth < config.max_depth:
-                if self.solved:
-                    break
+            node = leaf
+            while True:
                 children = await ctx.expand(node)
                 await self._wake()
                 if not children:
+                    if node is leaf:
+                        return
                     break
                 node = ctx.best(children)
                 node.virtual_loss += 1
                 held.append(node)
-                if ctx.is_success(node):
+                if (ctx.is_success(node) or self.solved or not config.simulate
+                        or node.terminal or node.depth >= config.max_depth):
                     break
         finally:
             for held_node in held:
