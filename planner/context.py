@@ -100,7 +100,7 @@ class SearchContext:
         self.task = task
         self.events = events
         self.reflections: list[str] = []
-        self.honest = description.reward_mode == "honest"
+        self.honest = description.reward_mode == env_pb.REWARD_MODE_HONEST
         self.root: Node | None = None
         self.renderer: PromptRenderer | None = None
         self.nodes_expanded = 0

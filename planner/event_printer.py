@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import TextIO
 
 from lats_pb import planner_pb2 as pb
+from lats_runtime.reward_modes import name_of
 
 _STATUS_NAMES = {pb.RUN_STATUS_SOLVED: "SOLVED", pb.RUN_STATUS_FAILED: "FAILED",
                  pb.RUN_STATUS_ERROR: "ERROR", pb.RUN_STATUS_RUNNING: "RUNNING"}
@@ -45,7 +46,7 @@ class EventPrinter:
         c = e.config
         self.second_term = e.second_term or "sc"
         self._line(f"run {event.run_id} on {e.environment} task {e.task_id} "
-                   f"(method {c.method or 'lats'}, mode {e.reward_mode or 'none'}; n={c.n_samples} k={c.iterations} "
+                   f"(method {c.method or 'lats'}, mode {name_of(e.reward_mode) or 'unstated'}; n={c.n_samples} k={c.iterations} "
                    f"d={c.max_depth} w={c.exploration_weight:g} lambda={c.value_weight:g})")
         self._line(f"task: {_short(e.task, 200)}")
 
@@ -92,4 +93,4 @@ class EventPrinter:
         self._line(f"   cost: {u.calls} LLM calls, {u.prompt_tokens} prompt + "
                    f"{u.completion_tokens} completion tokens, {r.wall_seconds:.1f}s wall "
                    f"({r.model_seconds:.1f}s waiting for the model); "
-                   f"model {r.model or '?'}, mode {r.reward_mode}")
+                   f"model {r.model or '?'}, mode {name_of(r.reward_mode) or 'unstated'}")

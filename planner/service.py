@@ -352,7 +352,7 @@ class PlannerServicer(pb_grpc.PlannerServicer):
         run.result.environment = environment
         run.result.method = config_message.method
         run.result.config.CopyFrom(config_message)
-        run.result.reward_mode = description.reward_mode or "none"
+        run.result.reward_mode = description.reward_mode
         run.result.second_term = second_term(config)
         live = LiveRun(run=run)
         queue: asyncio.Queue = asyncio.Queue()
@@ -437,7 +437,7 @@ class PlannerServicer(pb_grpc.PlannerServicer):
             nodes=sum(1 for _ in search.root.walk()) if search.root else 0,
             wall_seconds=outcome.wall_seconds, error=error, stop_reason=outcome.reason,
             method=config_message.method,
-            reward_mode=description.reward_mode or "none", model=model.model_name,
+            reward_mode=description.reward_mode, model=model.model_name,
             config=config_message, environment=environment, task_id=task_id,
         )
         result.model_seconds = model.busy.seconds

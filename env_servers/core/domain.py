@@ -20,6 +20,7 @@ from collections.abc import Awaitable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, ClassVar, TypeVar
 
+from lats_runtime import reward_modes
 from lats_pb import environment_pb2
 
 State = dict[str, Any]
@@ -31,7 +32,7 @@ TaskSpec = str | Mapping[str, Any]
 T = TypeVar("T")
 MaybeAwaitable = T | Awaitable[T]
 
-REWARD_MODES = ("none", "oracle", "honest")
+REWARD_MODES = reward_modes.NAMES
 
 
 @dataclass(frozen=True)

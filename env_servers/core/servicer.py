@@ -25,6 +25,7 @@ from typing import Any
 
 import grpc
 from lats_pb import environment_pb2, environment_pb2_grpc
+from lats_runtime import reward_modes
 
 from env_servers.core.domain import Domain, ResetOutcome, State
 from env_servers.core.errors import EnvError, FailedPrecondition, InvalidRequest
@@ -333,6 +334,6 @@ class EnvironmentServicer(environment_pb2_grpc.EnvironmentServicer):
             ),
             prompt_pack=d.prompt_pack,
             splits=list(d.splits),
-            reward_mode=d.reward_mode,
+            reward_mode=reward_modes.to_wire(d.reward_mode),
             **facts,
         )

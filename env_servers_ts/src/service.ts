@@ -116,7 +116,7 @@ export class PuzzleService {
                 max_batch_actions: s.maxBatchActions },
       prompt_pack: PROMPT_PACK,
       splits: [...SPLITS],
-      reward_mode: "none",
+      reward_mode: "REWARD_MODE_NONE",
     };
   }
 

@@ -21,6 +21,7 @@ from __future__ import annotations
 import datetime
 
 from lats_pb import planner_pb2 as pb
+from lats_runtime.reward_modes import name_of
 
 from lats.bench.variants import Job
 
@@ -48,7 +49,7 @@ def record_from_result(job: Job, result: pb.RunResult, run_id: str, session: int
     success = result.score.success if result.scored else status == "solved"
     return {
         **_base(job, session),
-        "environment": result.environment, "reward_mode": result.reward_mode,
+        "environment": result.environment, "reward_mode": name_of(result.reward_mode),
         "model": result.model,
         "n": config.n_samples, "k": config.iterations, "d": config.max_depth,
         "w": round(config.exploration_weight, 6), "lambda": round(config.value_weight, 6),

@@ -6,6 +6,8 @@ import re
 
 import pytest
 
+from lats_runtime.reward_modes import name_of
+
 from lats.conformance.helpers import (
     REFLECTION_PLACEHOLDERS,
     STEP_PLACEHOLDERS,
@@ -46,7 +48,9 @@ def test_limits_are_set(limits):
 def test_splits_and_reward_mode(describe):
     assert describe.splits, "Describe lists no splits"
     assert len(set(describe.splits)) == len(describe.splits), "splits repeat"
-    assert describe.reward_mode in ("none", "oracle", "honest"), describe.reward_mode
+    assert name_of(describe.reward_mode), (
+        f"Describe states no known reward mode (got {describe.reward_mode}); set "
+        "reward_mode to REWARD_MODE_NONE, REWARD_MODE_ORACLE or REWARD_MODE_HONEST")
 
 
 def test_action_grammar_is_usable(describe):

@@ -15,6 +15,7 @@ from rich.text import Text
 from rich.tree import Tree
 
 from lats_pb import planner_pb2 as pb
+from lats_runtime.reward_modes import name_of
 
 from lats.runs.views import NOT_EVALUATED, answer_path, status_name, value_formula
 
@@ -36,7 +37,7 @@ def header(run: pb.Run) -> Text:
     text.append(status.upper(), style=STATUS_STYLES.get(status, "bold"))
     text.append(f"  {r.environment or '?'} task {run.task_id or r.task_id or '?'}  "
                 f"method {r.method or c.method or 'lats'}  model {r.model or '?'}  "
-                f"mode {r.reward_mode or '?'}\n")
+                f"mode {name_of(r.reward_mode) or '?'}\n")
     text.append(f"created {run.created_at}  planner {run.owner or '?'}\n")
     text.append(f"config n={c.n_samples} k={c.iterations} d={c.max_depth} "
                 f"w={c.exploration_weight:g} λ={c.value_weight:g}  ({value_formula(run)})\n")

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from lats_pb import environment_pb2 as env_pb
 from lats_pb import planner_pb2 as pb
+from lats_runtime.reward_modes import to_wire
 
 from lats.bench.records import error_record, record_from_result
 from lats.bench.variants import MethodVariant, plan_jobs
@@ -20,7 +21,7 @@ def record(task="t1", spec="lats", k=5, solved=True, calls=10, prompt=100, compl
     result = pb.RunResult(
         status=pb.RUN_STATUS_SOLVED if solved else pb.RUN_STATUS_FAILED,
         actions=["a", "Answer: x"], iterations=iterations, nodes_expanded=expanded, nodes=9,
-        wall_seconds=wall, reward_mode=mode, model=model, environment="game24@1.0.0",
+        wall_seconds=wall, reward_mode=to_wire(mode), model=model, environment="game24@1.0.0",
         task_id=task, scored=scored,
         config=pb.SearchConfig(method=the_job.config["method"], n_samples=2, iterations=k,
                                max_depth=4, exploration_weight=1.0, value_weight=0.5,

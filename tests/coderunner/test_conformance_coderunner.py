@@ -41,7 +41,7 @@ def test_the_server_plays_a_program_through_grpc(coderunner_process):
     with grpc.insecure_channel(coderunner_process.address) as channel:
         stub = environment_pb2_grpc.EnvironmentStub(channel)
         described = stub.Describe(environment_pb2.DescribeRequest(), timeout=10)
-        assert described.name == "coderunner" and described.reward_mode == "none"
+        assert described.name == "coderunner" and described.reward_mode == environment_pb2.REWARD_MODE_NONE
         reset = stub.Reset(environment_pb2.ResetRequest(
             task_id=KIT_TASK,
             options={"internal_tests": "assert add(1, 2) == 3\nassert add(2, 2) == 4"}),
@@ -70,7 +70,7 @@ def test_the_oracle_mode_is_reported_by_describe():
         with grpc.insecure_channel(service.address) as channel:
             stub = environment_pb2_grpc.EnvironmentStub(channel)
             described = stub.Describe(environment_pb2.DescribeRequest(), timeout=10)
-            assert described.reward_mode == "oracle"
+            assert described.reward_mode == environment_pb2.REWARD_MODE_ORACLE
     finally:
         assert service.stop() == 0
 

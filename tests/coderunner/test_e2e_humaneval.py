@@ -26,6 +26,7 @@ from pathlib import Path
 
 import grpc
 import pytest
+from lats_pb import environment_pb2 as env_pb
 
 from lats.processes import running_services
 from tests.observability.helpers import scrape, total
@@ -99,7 +100,7 @@ def test_the_search_solves_the_task_and_the_hidden_tests_verify_it(events):
     assert not started.config.simulate and started.task.startswith(
         "def count_distinct_characters(string: str) -> int:")
     assert result.status == pb.RUN_STATUS_SOLVED, result.error
-    assert result.reward_mode == "none" and result.model
+    assert result.reward_mode == env_pb.REWARD_MODE_NONE and result.model
     assert result.scored and result.score.success and result.score.score == 1.0
     assert "hidden test blocks passed" in result.score.details
     assert "def count_distinct_characters" in result.actions[-1]

@@ -18,6 +18,7 @@ import pytest
 
 from lats.processes import running_services, start_service
 from lats_pb import planner_pb2 as pb
+from lats_pb import environment_pb2 as env_pb
 from lats_pb import planner_pb2_grpc as pb_grpc
 
 SCRIPT = Path(__file__).with_name("game24_4_5_6_10.json")
@@ -94,7 +95,7 @@ def test_solve_streams_a_search_that_reflects_then_solves(services):
     assert result.scored and result.score.success and result.score.score == 1.0
     assert result.iterations == 2 and result.nodes_expanded == 6
     assert result.usage.calls > 0 and result.usage.prompt_tokens > 0
-    assert result.model.startswith("scripted") and result.reward_mode == "none"
+    assert result.model.startswith("scripted") and result.reward_mode == env_pb.REWARD_MODE_NONE
 
     # The run is stored with its whole tree.
     with grpc.insecure_channel(services["planner"].address) as channel:

@@ -13,6 +13,7 @@ import asyncio
 import json
 
 from lats_pb import environment_pb2 as env_pb
+from lats_runtime.reward_modes import to_wire
 
 from planner.environment import Environment, EnvState, Started, Stepped, TaskRef
 from planner.model_client import BudgetExhausted, ModelClient, SamplingParams
@@ -35,7 +36,7 @@ def pack(**overrides) -> env_pb.PromptPack:
 
 def description(reward_mode: str = "none", **pack_overrides) -> env_pb.DescribeResponse:
     return env_pb.DescribeResponse(
-        name="path", version="1", reward_mode=reward_mode,
+        name="path", version="1", reward_mode=to_wire(reward_mode),
         capabilities=env_pb.Capabilities(snapshot=True, score=True),
         reward_range=env_pb.RewardRange(min=0, max=1, success_threshold=1),
         prompt_pack=pack(**pack_overrides))

@@ -10,6 +10,7 @@ from click.testing import CliRunner
 
 from lats.cli import main
 from lats_pb import planner_pb2 as pb
+from lats_pb import environment_pb2 as env_pb
 from planner.runs import open_run_store
 
 pytestmark = pytest.mark.timeout(60)
@@ -19,7 +20,8 @@ def solved_run() -> pb.Run:
     run = pb.Run(run_id="3fa2c0ffee", status=pb.RUN_STATUS_SOLVED, task_id="game24/900",
                  created_at="2026-11-23T10:00:00+00:00", owner="host:1:abc")
     r = run.result
-    r.environment, r.method, r.model, r.reward_mode = "game24@1.0.0", "lats", "scripted:x", "none"
+    r.environment, r.method, r.model, r.reward_mode = ("game24@1.0.0", "lats", "scripted:x",
+                                                      env_pb.REWARD_MODE_NONE)
     r.status, r.answer_node_id, r.second_term = pb.RUN_STATUS_SOLVED, "0.1.0", "sc"
     r.config.n_samples, r.config.iterations, r.config.value_weight = 2, 10, 0.5
     r.usage.calls, r.usage.prompt_tokens, r.usage.completion_tokens = 14, 6000, 200

@@ -54,7 +54,7 @@ def test_the_replayed_run_streams_the_recorded_search(events):
     assert [e.seq for e in events] == list(range(1, len(events) + 1))
     started = events[0].started
     assert started.task_id == TASK and started.environment.startswith("webshop@")
-    assert started.reward_mode == "oracle"
+    assert started.reward_mode == env_pb.REWARD_MODE_ORACLE
     assert started.task.startswith("WebShop\nInstruction:\n")
     config = started.config
     assert (config.n_samples, config.iterations, config.max_depth) == (

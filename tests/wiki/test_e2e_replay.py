@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import pytest
 from lats_pb import planner_pb2 as pb
+from lats_pb import environment_pb2 as env_pb
 
 from env_servers.wiki.actions import parse_action
 from lats.processes import running_services
@@ -36,7 +37,7 @@ def test_the_stream_is_a_whole_search_of_the_question(events):
     started = events[0].started
     assert started.task_id == TASK
     assert started.task == "Are Local H and For Against both from the United States?"
-    assert started.reward_mode == "oracle" and started.environment == "hotpotqa@1.0.0"
+    assert started.reward_mode == env_pb.REWARD_MODE_ORACLE and started.environment == "hotpotqa@1.0.0"
     assert started.config.n_samples == CONFIG["n_samples"]
     assert events[-1].WhichOneof("event") == "finished"
     # every sampled text was stepped: parsed into a Wikipedia action, or refused as
@@ -56,7 +57,7 @@ def test_the_stream_is_a_whole_search_of_the_question(events):
 def test_the_result_is_scored_with_em_and_f1(events):
     result = events[-1].finished
     assert result.model.startswith(MODEL) or MODEL in result.model
-    assert result.reward_mode == "oracle" and result.task_id == TASK
+    assert result.reward_mode == env_pb.REWARD_MODE_ORACLE and result.task_id == TASK
     assert result.scored
     metrics = dict(result.score.metrics)
     assert set(metrics) == {"em", "f1", "precision", "recall"}

@@ -22,7 +22,7 @@ async def test_describe_reports_the_mode_corpus_splits_and_pack(make_domain):
         describe = await env.stub.Describe(environment_pb2.DescribeRequest())
         listed = await env.stub.ListTasks(environment_pb2.ListTasksRequest(page_size=1000))
         dev = await env.stub.ListTasks(environment_pb2.ListTasksRequest(split="dev"))
-    assert (describe.name, describe.reward_mode) == ("hotpotqa", "honest")
+    assert (describe.name, describe.reward_mode) == ("hotpotqa", environment_pb2.REWARD_MODE_HONEST)
     assert list(describe.splits) == ["indexed", "dev"]
     assert listed.total == 100 and listed.task_ids[:2] == ["hotpotqa/0", "hotpotqa/1"]
     assert dev.total == 7405
@@ -106,7 +106,7 @@ async def test_honest_mode_never_rewards_and_score_reports_em_f1(make_domain):
 async def test_oracle_mode_rewards_exact_matches_only(make_domain):
     async with serving(make_domain(reward_mode="oracle")) as env:
         describe = await env.stub.Describe(environment_pb2.DescribeRequest())
-        assert describe.reward_mode == "oracle"
+        assert describe.reward_mode == environment_pb2.REWARD_MODE_ORACLE
         right = (await env.reset("hotpotqa/1")).session_id
         wrong = (await env.reset("hotpotqa/1")).session_id
         good = await env.step(right, "Action 1: Finish[chief of protocol]")

@@ -1,11 +1,23 @@
 from google.protobuf import struct_pb2 as _struct_pb2
 from google.protobuf.internal import containers as _containers
+from google.protobuf.internal import enum_type_wrapper as _enum_type_wrapper
 from google.protobuf import descriptor as _descriptor
 from google.protobuf import message as _message
 from collections.abc import Iterable as _Iterable, Mapping as _Mapping
 from typing import ClassVar as _ClassVar, Optional as _Optional, Union as _Union
 
 DESCRIPTOR: _descriptor.FileDescriptor
+
+class RewardMode(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
+    __slots__ = ()
+    REWARD_MODE_UNSPECIFIED: _ClassVar[RewardMode]
+    REWARD_MODE_NONE: _ClassVar[RewardMode]
+    REWARD_MODE_ORACLE: _ClassVar[RewardMode]
+    REWARD_MODE_HONEST: _ClassVar[RewardMode]
+REWARD_MODE_UNSPECIFIED: RewardMode
+REWARD_MODE_NONE: RewardMode
+REWARD_MODE_ORACLE: RewardMode
+REWARD_MODE_HONEST: RewardMode
 
 class DescribeRequest(_message.Message):
     __slots__ = ()
@@ -33,9 +45,9 @@ class DescribeResponse(_message.Message):
     limits: Limits
     prompt_pack: PromptPack
     splits: _containers.RepeatedScalarFieldContainer[str]
-    reward_mode: str
+    reward_mode: RewardMode
     facts: EnvironmentFacts
-    def __init__(self, name: _Optional[str] = ..., version: _Optional[str] = ..., description: _Optional[str] = ..., capabilities: _Optional[_Union[Capabilities, _Mapping]] = ..., action_grammar: _Optional[_Union[ActionGrammar, _Mapping]] = ..., reward_range: _Optional[_Union[RewardRange, _Mapping]] = ..., limits: _Optional[_Union[Limits, _Mapping]] = ..., prompt_pack: _Optional[_Union[PromptPack, _Mapping]] = ..., splits: _Optional[_Iterable[str]] = ..., reward_mode: _Optional[str] = ..., facts: _Optional[_Union[EnvironmentFacts, _Mapping]] = ...) -> None: ...
+    def __init__(self, name: _Optional[str] = ..., version: _Optional[str] = ..., description: _Optional[str] = ..., capabilities: _Optional[_Union[Capabilities, _Mapping]] = ..., action_grammar: _Optional[_Union[ActionGrammar, _Mapping]] = ..., reward_range: _Optional[_Union[RewardRange, _Mapping]] = ..., limits: _Optional[_Union[Limits, _Mapping]] = ..., prompt_pack: _Optional[_Union[PromptPack, _Mapping]] = ..., splits: _Optional[_Iterable[str]] = ..., reward_mode: _Optional[_Union[RewardMode, str]] = ..., facts: _Optional[_Union[EnvironmentFacts, _Mapping]] = ...) -> None: ...
 
 class EnvironmentFacts(_message.Message):
     __slots__ = ("complete_answer_actions", "partial_credit_rewards")

@@ -145,7 +145,7 @@ class RunResult(_message.Message):
     nodes: int
     wall_seconds: float
     error: str
-    reward_mode: str
+    reward_mode: _environment_pb2.RewardMode
     model: str
     config: SearchConfig
     environment: str
@@ -155,7 +155,7 @@ class RunResult(_message.Message):
     model_seconds: float
     answer_node_id: str
     second_term: str
-    def __init__(self, status: _Optional[_Union[RunStatus, str]] = ..., actions: _Optional[_Iterable[str]] = ..., final_observation: _Optional[str] = ..., reward: _Optional[float] = ..., score: _Optional[_Union[_environment_pb2.ScoreResponse, _Mapping]] = ..., scored: _Optional[bool] = ..., usage: _Optional[_Union[_llm_pb2.Usage, _Mapping]] = ..., iterations: _Optional[int] = ..., nodes_expanded: _Optional[int] = ..., nodes: _Optional[int] = ..., wall_seconds: _Optional[float] = ..., error: _Optional[str] = ..., reward_mode: _Optional[str] = ..., model: _Optional[str] = ..., config: _Optional[_Union[SearchConfig, _Mapping]] = ..., environment: _Optional[str] = ..., task_id: _Optional[str] = ..., stop_reason: _Optional[str] = ..., method: _Optional[str] = ..., model_seconds: _Optional[float] = ..., answer_node_id: _Optional[str] = ..., second_term: _Optional[str] = ...) -> None: ...
+    def __init__(self, status: _Optional[_Union[RunStatus, str]] = ..., actions: _Optional[_Iterable[str]] = ..., final_observation: _Optional[str] = ..., reward: _Optional[float] = ..., score: _Optional[_Union[_environment_pb2.ScoreResponse, _Mapping]] = ..., scored: _Optional[bool] = ..., usage: _Optional[_Union[_llm_pb2.Usage, _Mapping]] = ..., iterations: _Optional[int] = ..., nodes_expanded: _Optional[int] = ..., nodes: _Optional[int] = ..., wall_seconds: _Optional[float] = ..., error: _Optional[str] = ..., reward_mode: _Optional[_Union[_environment_pb2.RewardMode, str]] = ..., model: _Optional[str] = ..., config: _Optional[_Union[SearchConfig, _Mapping]] = ..., environment: _Optional[str] = ..., task_id: _Optional[str] = ..., stop_reason: _Optional[str] = ..., method: _Optional[str] = ..., model_seconds: _Optional[float] = ..., answer_node_id: _Optional[str] = ..., second_term: _Optional[str] = ...) -> None: ...
 
 class SearchEvent(_message.Message):
     __slots__ = ("run_id", "seq", "started", "iteration", "selected", "node_added", "node_evaluated", "reflection", "backpropagated", "terminal", "finished", "setup_started", "setup_finished")
@@ -215,9 +215,9 @@ class RunStarted(_message.Message):
     task: str
     config: SearchConfig
     environment: str
-    reward_mode: str
+    reward_mode: _environment_pb2.RewardMode
     second_term: str
-    def __init__(self, task_id: _Optional[str] = ..., task: _Optional[str] = ..., config: _Optional[_Union[SearchConfig, _Mapping]] = ..., environment: _Optional[str] = ..., reward_mode: _Optional[str] = ..., second_term: _Optional[str] = ...) -> None: ...
+    def __init__(self, task_id: _Optional[str] = ..., task: _Optional[str] = ..., config: _Optional[_Union[SearchConfig, _Mapping]] = ..., environment: _Optional[str] = ..., reward_mode: _Optional[_Union[_environment_pb2.RewardMode, str]] = ..., second_term: _Optional[str] = ...) -> None: ...
 
 class IterationStarted(_message.Message):
     __slots__ = ("iteration",)
