@@ -5,6 +5,8 @@ Contract: a server built here
   * answers the standard gRPC health service (grpc.health.v1) and server
     reflection for the services it hosts;
   * caps request size (oversized requests get RESOURCE_EXHAUSTED from gRPC);
+  * answers request bytes that are not a valid message with INVALID_ARGUMENT
+    (`lats_runtime.undecodable`);
   * bounds every unary call by a server-side deadline (DEADLINE_EXCEEDED);
   * on SIGTERM/SIGINT turns health to NOT_SERVING, stops accepting calls and
     lets in-flight calls finish within a grace period, then exits;
@@ -28,6 +30,7 @@ from grpc_reflection.v1alpha import reflection
 from lats_runtime.logs import set_service
 from lats_runtime.metrics import MetricsServer, start_metrics_server
 from lats_runtime.observing import ObservingInterceptor
+from lats_runtime.undecodable import UndecodableRequestInterceptor
 
 log = logging.getLogger(__name__)
 
@@ -123,7 +126,8 @@ async def start_server(
     ]
     server = grpc.aio.server(
         interceptors=[ObservingInterceptor(),
-                      _DeadlineInterceptor(options.unary_deadline_seconds)],
+                      _DeadlineInterceptor(options.unary_deadline_seconds),
+                      UndecodableRequestInterceptor()],
         options=grpc_options,
     )
     for spec in services:
