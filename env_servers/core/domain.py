@@ -144,6 +144,12 @@ class Domain(abc.ABC):
     def score(self, state: State) -> MaybeAwaitable[ScoreResult]:
         """Final scoring of `state` against the domain's ground truth."""
 
+    def check_state(self, state: State) -> MaybeAwaitable[None]:
+        """Raises `InvalidRequest` if `state`, decoded from a client's signed blob,
+        cannot be a state of this domain. The default accepts any; the servicer
+        also answers INVALID_ARGUMENT when a domain call fails on such a state."""
+        return None
+
     def close(self) -> MaybeAwaitable[None]:
         """Releases domain-wide resources when the server stops."""
         return None

@@ -26,6 +26,8 @@ from typing import Any
 import grpc
 from lats_pb import environment_pb2, environment_pb2_grpc
 from lats_runtime import reward_modes
+from lats_runtime.finite import non_finite_at
+from lats_runtime.quoting import quoted
 
 from env_servers.core.domain import Domain, ResetOutcome, State
 from env_servers.core.errors import EnvError, FailedPrecondition, InvalidRequest
@@ -37,6 +39,10 @@ from env_servers.core.snapshots import SnapshotCodec, SnapshotPayload, snapshot_
 from env_servers.core.structs import from_struct, to_struct
 
 log = logging.getLogger(__name__)
+
+# What a domain raises when handed a state it never made (a missing key, a value
+# of the wrong type or range).
+_STATE_ERRORS = (LookupError, TypeError, ValueError, AttributeError, ArithmeticError)
 
 
 def _rpc(method: Callable) -> Callable:
@@ -97,7 +103,8 @@ class EnvironmentServicer(environment_pb2_grpc.EnvironmentServicer):
         split = request.split or self.description.default_split
         if split not in self.description.splits:
             raise InvalidRequest(
-                f"unknown split {split!r}; Describe lists {', '.join(self.description.splits)}"
+                f"unknown split {quoted(split)}; Describe lists "
+                f"{', '.join(self.description.splits)}"
             )
         task_ids = await self._call(self.domain.list_tasks, split)
         ids, next_token = page(task_ids, split, request.page_token, request.page_size)
@@ -125,7 +132,8 @@ class EnvironmentServicer(environment_pb2_grpc.EnvironmentServicer):
         async with session.lock:
             if session.closed:  # closed or expired while this call waited
                 self.sessions.get(session.id)
-            before = SnapshotPayload(session.state, session.steps, session.terminated)
+            before = SnapshotPayload(session.state, session.steps, session.terminated,
+                                     session.foreign)
             response, after = await self._advance(before, request.action)
             session.state, session.steps, session.terminated = (
                 after.state, after.steps, after.terminated)
@@ -165,10 +173,12 @@ class EnvironmentServicer(environment_pb2_grpc.EnvironmentServicer):
     @_rpc
     async def Restore(self, request, context):
         self._require("snapshot", "Restore")
-        payload = self.codec.decode(request.blob)
+        payload = await self._decoded(request.blob)
         self.sessions.ensure_room()
-        observation = await self._call(self.domain.observation_of, payload.state)
-        session = self.sessions.open(payload.state, payload.steps, payload.terminated)
+        observation = await self._on_state(payload.foreign, self.domain.observation_of,
+                                           payload.state)
+        session = self.sessions.open(payload.state, payload.steps, payload.terminated,
+                                     foreign=True)
         return environment_pb2.RestoreResponse(session_id=session.id, observation=observation)
 
     @_rpc
@@ -179,8 +189,8 @@ class EnvironmentServicer(environment_pb2_grpc.EnvironmentServicer):
     @_rpc
     async def Score(self, request, context):
         self._require("score", "Score")
-        state = await self._state_to_score(request)
-        result = await self._call(self.domain.score, state)
+        state, foreign = await self._state_to_score(request)
+        result = await self._on_state(foreign, self.domain.score, state)
         return environment_pb2.ScoreResponse(
             score=result.score,
             success=result.success,
@@ -202,12 +212,41 @@ class EnvironmentServicer(environment_pb2_grpc.EnvironmentServicer):
             result = await result
         return result
 
+    async def _decoded(self, blob: bytes) -> SnapshotPayload:
+        """A verified blob whose state the domain accepts; else InvalidRequest."""
+        payload = self.codec.decode(blob)
+        await self._on_state(True, self.domain.check_state, payload.state)
+        return payload
+
+    async def _on_state(self, foreign: bool, function: Callable, *args: Any) -> Any:
+        """A domain call on a state; if the state came from a client's blob, a
+        state the domain cannot work with is INVALID_ARGUMENT, not INTERNAL.
+
+        A blob verifies only that a holder of the key made it: a leaked key, or a
+        replica of another build, can send well-signed nonsense.
+        """
+        if not foreign:
+            return await self._call(function, *args)
+        try:
+            return await self._call(function, *args)
+        except EnvError:
+            raise
+        except _STATE_ERRORS as error:
+            raise InvalidRequest(
+                f"the blob's state does not fit {self.domain.name} v{self.domain.version} "
+                f"({type(error).__name__}: {quoted(str(error))}); send a blob this "
+                "environment's Start, Transition or Snapshot returned") from error
+
     def _task_of(self, request) -> str | dict:
         which = request.WhichOneof("task")
         if which == "task_id" and request.task_id:
             return request.task_id
         if which == "inline_task":
             self._require("inline_tasks", "Reset with inline_task")
+            bad = non_finite_at(request.inline_task)
+            if bad is not None:
+                raise InvalidRequest(f"inline_task.{bad} is not a finite number (NaN and "
+                                     "Infinity have no JSON form); send finite numbers only")
             return from_struct(request.inline_task)
         raise InvalidRequest("name a task: set task_id (see ListTasks) or inline_task")
 
@@ -251,12 +290,13 @@ class EnvironmentServicer(environment_pb2_grpc.EnvironmentServicer):
         """
         self._check_not_over(before)
         started = time.perf_counter()
-        outcome = await self._call(self.domain.step, before.state, action)
+        outcome = await self._on_state(before.foreign, self.domain.step, before.state, action)
         STEP_SECONDS.labels(self.domain.name).observe(time.perf_counter() - started)
         STEPS.labels(self.domain.name,
                      step_outcome(outcome.invalid_action, bool(outcome.terminated))).inc()
         state = before.state if outcome.invalid_action else outcome.state
-        after = SnapshotPayload(state, before.steps + 1, bool(outcome.terminated))
+        after = SnapshotPayload(state, before.steps + 1, bool(outcome.terminated),
+                                before.foreign)
         response = environment_pb2.StepResponse(
             observation=outcome.observation,
             reward=outcome.reward,
@@ -283,7 +323,7 @@ class EnvironmentServicer(environment_pb2_grpc.EnvironmentServicer):
         """The state a Transition or Score request names by `which` of its oneof."""
         if which == "blob":
             self._require("snapshot", "a state given as a blob")
-            return self.codec.decode(request.blob)
+            return await self._decoded(request.blob)
         if which == "replay":
             return await self._replay(request.replay)
         raise InvalidRequest("name the state: set blob (from Start or Transition) or replay")
@@ -305,14 +345,16 @@ class EnvironmentServicer(environment_pb2_grpc.EnvironmentServicer):
                 f"{self.domain.name!r} does not support; see Describe"
             )
 
-    async def _state_to_score(self, request) -> State:
+    async def _state_to_score(self, request) -> tuple[State, bool]:
+        """The state a Score request names, and whether it came from a client's blob."""
         which = request.WhichOneof("target")
         if which == "session_id":
             session = self.sessions.get(request.session_id)
             async with session.lock:
-                return session.state
+                return session.state, session.foreign
         if which in ("blob", "replay"):
-            return (await self._episode_of(which, request)).state
+            episode = await self._episode_of(which, request)
+            return episode.state, episode.foreign
         raise InvalidRequest("Score needs a target: set session_id, blob or replay")
 
     def _build_describe(self, settings: EnvSettings) -> environment_pb2.DescribeResponse:

@@ -20,6 +20,8 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
+from lats_runtime.quoting import quoted
+
 from env_servers.core.domain import State
 from env_servers.core.errors import CapacityExhausted, NotFound
 
@@ -36,13 +38,13 @@ class Session:
     terminated: bool
     last_used: float
     closed: bool = False
+    foreign: bool = False           # restored from a blob: its state came from a client
     lock: asyncio.Lock = field(default_factory=asyncio.Lock)
 
 
 def _unknown_session(session_id: str) -> NotFound:
-    shown = session_id if len(session_id) <= 64 else session_id[:64] + "..."
     return NotFound(
-        f"session {shown!r} expired, was closed or never existed; "
+        f"session {quoted(session_id)} expired, was closed or never existed; "
         "call Reset for a new episode or Restore a snapshot blob"
     )
 
@@ -77,11 +79,12 @@ class SessionStore:
                 "or raise --max-sessions"
             )
 
-    def open(self, state: State, steps: int = 0, terminated: bool = False) -> Session:
+    def open(self, state: State, steps: int = 0, terminated: bool = False,
+             foreign: bool = False) -> Session:
         """Adds a session; `CapacityExhausted` when the store is full."""
         self.ensure_room()
         session_id = secrets.token_urlsafe(18)
-        session = Session(session_id, state, steps, terminated, self._clock())
+        session = Session(session_id, state, steps, terminated, self._clock(), foreign=foreign)
         self._sessions[session_id] = session
         return session
 

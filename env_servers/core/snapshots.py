@@ -18,7 +18,7 @@ import json
 import logging
 import secrets
 import zlib
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from env_servers.core.domain import State
 from env_servers.core.errors import InvalidRequest
@@ -30,6 +30,7 @@ FORMAT_VERSION = 1
 _MAC_BYTES = hashlib.sha256().digest_size
 _HEADER_BYTES = len(MAGIC) + 1 + _MAC_BYTES
 MAX_PAYLOAD_BYTES = 64 * 1024 * 1024
+MAX_STEPS = 2**31 - 1       # StepResponse.steps is a uint32; no episode comes near
 
 
 def snapshot_key(configured: str | None) -> bytes:
@@ -51,6 +52,8 @@ class SnapshotPayload:
     state: State
     steps: int
     terminated: bool
+    # Decoded from a client's blob (not made by this process); not part of equality.
+    foreign: bool = field(default=False, compare=False)
 
 
 class SnapshotCodec:
@@ -107,8 +110,9 @@ class SnapshotCodec:
             )
         return SnapshotPayload(
             state=document["state"],
-            steps=int(document["steps"]),
-            terminated=bool(document["terminated"]),
+            steps=document["steps"],
+            terminated=document["terminated"],
+            foreign=True,
         )
 
     def _mac(self, head: bytes, body: bytes) -> bytes:
@@ -125,9 +129,12 @@ class SnapshotCodec:
             if not (
                 isinstance(document, dict)
                 and isinstance(document.get("state"), dict)
-                and isinstance(document.get("steps"), int)
+                and type(document.get("steps")) is int
+                and 0 <= document["steps"] <= MAX_STEPS
+                and isinstance(document.get("terminated"), bool)
             ):
-                raise ValueError("payload is not a snapshot document")
+                raise ValueError("payload is not a snapshot document (state object, "
+                                 f"steps 0..{MAX_STEPS}, terminated true/false)")
             return document
         except (zlib.error, ValueError) as error:
             raise InvalidRequest(f"snapshot payload is unreadable: {error}") from error

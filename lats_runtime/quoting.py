@@ -1,0 +1,17 @@
+"""Client input quoted in error messages: a short prefix, never the whole of it.
+
+A message that echoes a 16 KB field in full makes the status itself too big
+for the client's metadata limit (it then sees RESOURCE_EXHAUSTED instead of
+the intended error). `quoted(text)` is `repr` of at most `limit` characters,
+with the full length named when it was cut.
+"""
+
+from __future__ import annotations
+
+DEFAULT_LIMIT = 64
+
+
+def quoted(text: str, limit: int = DEFAULT_LIMIT) -> str:
+    if len(text) <= limit:
+        return repr(text)
+    return f"{text[:limit]!r}... ({len(text)} characters)"
