@@ -15,3 +15,11 @@ def quoted(text: str, limit: int = DEFAULT_LIMIT) -> str:
     if len(text) <= limit:
         return repr(text)
     return f"{text[:limit]!r}... ({len(text)} characters)"
+
+
+def quoted_list(items, most: int = 3, limit: int = 40) -> str:
+    """Up to `most` items, each quoted and cut to `limit` characters, and how many more."""
+    items = sorted(items)
+    shown = ", ".join(quoted(item, limit) for item in items[:most])
+    rest = len(items) - most
+    return shown + (f" and {rest} more" if rest > 0 else "")

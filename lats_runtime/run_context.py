@@ -32,6 +32,14 @@ def valid_run_id(run_id: str) -> bool:
     return bool(_VALID.fullmatch(run_id))
 
 
+def run_id_problem(run_id: str) -> str | None:
+    """What is wrong with a client's run id (None if it is valid), for an error message."""
+    if valid_run_id(run_id):
+        return None
+    shown = repr(run_id) if len(run_id) <= 40 else f"{run_id[:40]!r}... ({len(run_id)} characters)"
+    return f"run_id must be 1-128 characters of letters, digits and ._:- (got {shown})"
+
+
 @contextlib.contextmanager
 def run_scope(run_id: str) -> Iterator[None]:
     """Within this block (and tasks started in it) the current run is `run_id`."""

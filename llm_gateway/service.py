@@ -17,7 +17,7 @@ import grpc
 from lats_pb import llm_pb2, llm_pb2_grpc
 
 from lats_runtime.calls import RETRYABLE_KEY
-from lats_runtime.run_context import current_run_id, enter_run
+from lats_runtime.run_context import current_run_id, enter_run, run_id_problem
 from lats_runtime.serving import ServiceSpec
 from llm_gateway.metrics import MODEL_IN_FLIGHT, record_call
 from llm_gateway.backends.base import (
@@ -102,6 +102,9 @@ class LlmGatewayServicer(llm_pb2_grpc.LlmGatewayServicer):
         )
 
     async def GetUsage(self, request, context):
+        problem = run_id_problem(request.run_id) if request.run_id else None
+        if problem:
+            await context.abort(grpc.StatusCode.INVALID_ARGUMENT, problem)
         counts = self._ledger.run(request.run_id) if request.run_id else self._ledger.total()
         return llm_pb2.GetUsageResponse(usage=_usage_message(counts))
 
@@ -113,6 +116,7 @@ class LlmGatewayServicer(llm_pb2_grpc.LlmGatewayServicer):
             backend=self._backend.name,
             model=self._backend.model,
             max_concurrency=limit,
+            max_samples=self._settings.max_n,
         )
 
     async def _call_backend(

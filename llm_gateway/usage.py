@@ -25,6 +25,9 @@ class UsageCounts:
 class UsageLedger:
     """Cumulative usage per run_id (least recently used runs are forgotten
     beyond `max_runs`) plus a grand total over every call ever recorded.
+
+    Its memory is bounded by `max_runs` entries of a run id of at most 128
+    characters each (the gateway refuses longer ids before recording).
     """
 
     def __init__(self, max_runs: int = 10_000):

@@ -6,6 +6,8 @@ from __future__ import annotations
 import math
 
 from lats_pb import llm_pb2
+from lats_runtime.quoting import quoted
+from lats_runtime.run_context import run_id_problem
 
 from llm_gateway.backends.base import GenerationRequest
 from llm_gateway.settings import GatewaySettings
@@ -26,6 +28,10 @@ def to_generation_request(
     settings.default_max_tokens, top_p=0 means the backend's default (None).
     """
     messages = _messages(request)
+    if request.run_id:
+        problem = run_id_problem(request.run_id)
+        if problem:
+            raise InvalidRequest(problem)
     n = request.n or 1
     if n > settings.max_n:
         raise InvalidRequest(
@@ -62,7 +68,7 @@ def _messages(request: llm_pb2.GenerateRequest) -> tuple[tuple[str, str], ...]:
     for index, message in enumerate(request.messages):
         if message.role not in VALID_ROLES:
             raise InvalidRequest(
-                f"messages[{index}].role is {message.role!r}; use one of "
+                f"messages[{index}].role is {quoted(message.role)}; use one of "
                 + ", ".join(VALID_ROLES)
             )
     if not any(message.content.strip() for message in request.messages):

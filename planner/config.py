@@ -20,6 +20,8 @@ MAX_N_SAMPLES = 64
 MAX_ITERATIONS = 10_000
 MAX_DEPTH = 1_000
 MAX_PARALLEL = 64
+MAX_EXPLORATION_WEIGHT = 1_000.0
+MAX_REFLECTIONS = 1_000
 
 PAPER_DEFAULTS = dict(
     n_samples=DEFAULT_N_SAMPLES, iterations=DEFAULT_ITERATIONS, max_depth=DEFAULT_MAX_DEPTH,
@@ -80,8 +82,14 @@ def effective_config(request: pb.SearchConfig, hints: env_pb.SearchHints) -> Lat
         raise ConfigError(f"max_depth must be 1..{MAX_DEPTH}, got {d}")
     if not 1 <= merged["parallel"] <= MAX_PARALLEL:
         raise ConfigError(f"parallel must be 1..{MAX_PARALLEL}, got {merged['parallel']}")
-    if merged["exploration_weight"] < 0:
-        raise ConfigError(f"exploration_weight must be >= 0, got {merged['exploration_weight']}")
+    if not 0 <= merged["exploration_weight"] <= MAX_EXPLORATION_WEIGHT:
+        raise ConfigError(f"exploration_weight must be in [0, {MAX_EXPLORATION_WEIGHT:g}], "
+                          f"got {merged['exploration_weight']}")
+    if not 1 <= merged["value_samples"] <= MAX_N_SAMPLES:
+        raise ConfigError(f"value_samples must be 1..{MAX_N_SAMPLES}, got {merged['value_samples']}")
+    if not 0 <= merged["max_reflections"] <= MAX_REFLECTIONS:
+        raise ConfigError(f"max_reflections must be 0..{MAX_REFLECTIONS}, "
+                          f"got {merged['max_reflections']}")
     if not 0.0 <= merged["value_weight"] <= 1.0:
         raise ConfigError(f"value_weight (lambda) must be in [0, 1], got {merged['value_weight']}")
     if not 0.0 <= merged["temperature"] <= 2.0:

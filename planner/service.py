@@ -40,8 +40,9 @@ import grpc
 
 from lats_pb import planner_pb2 as pb
 from lats_pb import planner_pb2_grpc as pb_grpc
+from lats_runtime.quoting import quoted
 
-from lats_runtime.run_context import enter_run
+from lats_runtime.run_context import enter_run, run_id_problem
 from planner.config import ConfigError, effective_config, resolve_method, to_proto
 from planner.convert import node_message
 from planner.environment import Environment, TaskRef
@@ -53,6 +54,7 @@ from planner.search import Search
 from planner.metrics import (SEARCH_NODES, SEARCH_SECONDS, SEARCHES, SEARCHES_IN_FLIGHT,
                              WATCHERS)
 from planner.model_client import GatewayModel, RunBudget
+from planner.request_checks import request_problem, sampling_problem
 from planner.runs import LeaseSettings, RunStore
 from planner.runs.store import interrupted
 from planner.tree import Node
@@ -245,28 +247,32 @@ class PlannerServicer(pb_grpc.PlannerServicer):
     async def GetRun(self, request: pb.GetRunRequest, context) -> pb.Run:
         if not request.run_id:
             await context.abort(grpc.StatusCode.INVALID_ARGUMENT, "run_id is required")
+        if run_id_problem(request.run_id):
+            await context.abort(grpc.StatusCode.INVALID_ARGUMENT, run_id_problem(request.run_id))
         live = self._live.get(request.run_id)
         if live is not None:
             return _run_snapshot(live)
         run = await self._store.get(request.run_id)
         if run is None:
             await context.abort(grpc.StatusCode.NOT_FOUND,
-                                f"no run {request.run_id!r}; run ids come from Solve's events")
+                                f"no run {quoted(request.run_id)}; run ids come from Solve's events")
         return run
 
     async def WatchRun(self, request: pb.WatchRunRequest, context):
         if not request.run_id:
             await context.abort(grpc.StatusCode.INVALID_ARGUMENT, "run_id is required")
+        if run_id_problem(request.run_id):
+            await context.abort(grpc.StatusCode.INVALID_ARGUMENT, run_id_problem(request.run_id))
         live = self._live.get(request.run_id)
         if live is None:
             run = await self._store.get(request.run_id)
             if run is None:
                 await context.abort(grpc.StatusCode.NOT_FOUND,
-                                    f"no run {request.run_id!r}; run ids come from Solve's events")
+                                    f"no run {quoted(request.run_id)}; run ids come from Solve's events")
             if run.status == pb.RUN_STATUS_RUNNING:
                 await context.abort(
                     grpc.StatusCode.FAILED_PRECONDITION,
-                    f"run {request.run_id!r} is executing on planner {run.owner} at "
+                    f"run {quoted(request.run_id)} is executing on planner {run.owner} at "
                     f"{run.owner_address or 'an unknown address'}; watch it there "
                     "(GetRun answers from any planner)")
             yield pb.RunUpdate(snapshot=run)
@@ -299,9 +305,12 @@ class PlannerServicer(pb_grpc.PlannerServicer):
         if which is None or (which == "task_id" and not request.task_id):
             await context.abort(grpc.StatusCode.INVALID_ARGUMENT,
                                 "set task_id (see the environment's ListTasks) or inline_task")
+        problem = request_problem(request)
+        if problem:
+            await context.abort(grpc.StatusCode.INVALID_ARGUMENT, problem)
         if request.run_id and (request.run_id in self._live or await self._store.get(request.run_id)):
             await context.abort(grpc.StatusCode.ALREADY_EXISTS,
-                                f"run {request.run_id!r} exists; leave run_id empty for a fresh one")
+                                f"run {quoted(request.run_id)} exists; leave run_id empty for a fresh one")
         return TaskRef(task_id=request.task_id,
                        inline_task=request.inline_task if which == "inline_task" else None,
                        seed=request.config.seed)
@@ -326,6 +335,15 @@ class PlannerServicer(pb_grpc.PlannerServicer):
             finally:
                 await env.aclose()
 
+    async def _gateway_max_samples(self) -> int:
+        """The gateway's published samples-per-call limit (0 if it states none or is unreachable;
+        an unreachable gateway then fails the run's first model call, with its own error)."""
+        try:
+            return (await self._gateway.describe_backend()).max_samples
+        except Exception as exc:  # noqa: BLE001 - the check is advisory
+            log.info("gateway limits unknown (%s); not checking sample counts up front", exc)
+            return 0
+
     def _connect(self, address: str) -> Environment:
         return connect_environment(address, self._settings.env_protocol,
                                    timeout=self._settings.env_timeout)
@@ -341,6 +359,9 @@ class PlannerServicer(pb_grpc.PlannerServicer):
             config = effective_config(request.config, description.prompt_pack.search_hints)
         except ConfigError as exc:
             await context.abort(grpc.StatusCode.INVALID_ARGUMENT, str(exc))
+        problem = sampling_problem(config, await self._gateway_max_samples())
+        if problem:
+            await context.abort(grpc.StatusCode.INVALID_ARGUMENT, problem)
 
         run_id = request.run_id or uuid.uuid4().hex
         enter_run(run_id)        # log lines and calls to other services name the run

@@ -28,6 +28,8 @@ from typing import Any
 
 from lats_pb import environment_pb2
 
+from lats_runtime.quoting import quoted_list
+
 from env_servers.coderunner.config import CodeRunnerConfig
 from env_servers.coderunner.extraction import NoCodeFound, extract_program
 from env_servers.coderunner.feedback import compile_error, observation, program_problem
@@ -116,7 +118,7 @@ class CodeRunnerDomain(Domain):
     def reset(self, task: TaskSpec, seed: int, options: Mapping[str, str]) -> ResetOutcome:
         unknown = set(options) - {INTERNAL_TESTS_OPTION}
         if unknown:
-            raise InvalidRequest(f"unknown option(s) {', '.join(sorted(unknown))}; coderunner "
+            raise InvalidRequest(f"unknown option(s) {quoted_list(unknown)}; coderunner "
                                  f"takes only {INTERNAL_TESTS_OPTION!r} (the model's asserts)")
         problem = self.tasks.get(task)  # inline tasks are refused by the servicer
         reply = options.get(INTERNAL_TESTS_OPTION)

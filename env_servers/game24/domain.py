@@ -17,6 +17,7 @@ from fractions import Fraction
 from typing import Any
 
 from lats_pb import environment_pb2
+from lats_runtime.quoting import quoted_list
 
 from env_servers.core import (
     Domain,
@@ -96,7 +97,7 @@ class Game24Domain(Domain):
     def reset(self, task: TaskSpec, seed: int, options: Mapping[str, str]) -> ResetOutcome:
         if options:
             raise InvalidRequest(
-                f"unknown option(s) {', '.join(sorted(options))}: game24 takes no options"
+                f"unknown option(s) {quoted_list(options)}: game24 takes no options"
             )
         if isinstance(task, str):
             numbers, task_id = self.puzzles.numbers(task), task

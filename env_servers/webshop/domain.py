@@ -17,6 +17,7 @@ import threading
 from collections.abc import Mapping
 
 from lats_pb import environment_pb2
+from lats_runtime.quoting import quoted_list
 
 from env_servers.core import (
     Domain,
@@ -123,7 +124,7 @@ class WebShopDomain(Domain):
     def reset(self, task: TaskSpec, seed: int, options: Mapping[str, str]) -> ResetOutcome:
         if options:
             raise InvalidRequest(
-                f"unknown option(s) {', '.join(sorted(options))}: webshop takes no options")
+                f"unknown option(s) {quoted_list(options)}: webshop takes no options")
         if not isinstance(task, str):
             raise InvalidTask("webshop has no inline tasks; pass a task id such as fixed_0")
         try:

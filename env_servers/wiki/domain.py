@@ -23,6 +23,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from lats_pb import environment_pb2
+from lats_runtime.quoting import quoted_list
 
 from env_servers.core import (
     Domain,
@@ -106,7 +107,7 @@ class _HotpotDomain(Domain):
 
     def reset(self, task: TaskSpec, seed: int, options: Mapping[str, str]) -> ResetOutcome:
         if options:
-            raise InvalidRequest(f"unknown option(s) {', '.join(sorted(options))}: "
+            raise InvalidRequest(f"unknown option(s) {quoted_list(options)}: "
                                  f"{self.name} takes no options")
         state: dict[str, Any] = {"page": None, "lookup": None, "answer": None}
         if isinstance(task, str):

@@ -109,11 +109,13 @@ class DescribeBackendRequest(_message.Message):
     def __init__(self) -> None: ...
 
 class DescribeBackendResponse(_message.Message):
-    __slots__ = ("backend", "model", "max_concurrency")
+    __slots__ = ("backend", "model", "max_concurrency", "max_samples")
     BACKEND_FIELD_NUMBER: _ClassVar[int]
     MODEL_FIELD_NUMBER: _ClassVar[int]
     MAX_CONCURRENCY_FIELD_NUMBER: _ClassVar[int]
+    MAX_SAMPLES_FIELD_NUMBER: _ClassVar[int]
     backend: str
     model: str
     max_concurrency: int
-    def __init__(self, backend: _Optional[str] = ..., model: _Optional[str] = ..., max_concurrency: _Optional[int] = ...) -> None: ...
+    max_samples: int
+    def __init__(self, backend: _Optional[str] = ..., model: _Optional[str] = ..., max_concurrency: _Optional[int] = ..., max_samples: _Optional[int] = ...) -> None: ...
