@@ -40,6 +40,8 @@ from env_servers.core.structs import from_struct, to_struct
 
 log = logging.getLogger(__name__)
 
+MAX_MESSAGE_CHARS = 1_000
+
 # What a domain raises when handed a state it never made (a missing key, a value
 # of the wrong type or range).
 _STATE_ERRORS = (LookupError, TypeError, ValueError, AttributeError, ArithmeticError)
@@ -53,17 +55,25 @@ def _rpc(method: Callable) -> Callable:
         try:
             return await method(self, request, context)
         except EnvError as error:
-            await context.abort(error.code, str(error))
+            await context.abort(error.code, _bounded(str(error)))
         except grpc.aio.AbortError:
             raise
         except Exception as error:  # a domain bug: report it, keep serving
             log.exception("%s failed", method.__name__)
             await context.abort(
                 grpc.StatusCode.INTERNAL,
-                f"environment error in {method.__name__}: {type(error).__name__}: {error}",
+                _bounded(f"environment error in {method.__name__}: {type(error).__name__}: {error}"),
             )
 
     return handler
+
+
+def _bounded(message: str) -> str:
+    """A status message short enough for any client's metadata limit (a domain may
+    have quoted a client's input in full)."""
+    if len(message) <= MAX_MESSAGE_CHARS:
+        return message
+    return message[:MAX_MESSAGE_CHARS] + f"... (cut at {MAX_MESSAGE_CHARS} of {len(message)} characters)"
 
 
 class EnvironmentServicer(environment_pb2_grpc.EnvironmentServicer):

@@ -12,3 +12,16 @@ export const invalid = (message: string) => new EnvError(status.INVALID_ARGUMENT
 export const notFound = (message: string) => new EnvError(status.NOT_FOUND, message);
 export const failedPrecondition = (message: string) => new EnvError(status.FAILED_PRECONDITION, message);
 export const exhausted = (message: string) => new EnvError(status.RESOURCE_EXHAUSTED, message);
+
+/** Client input for an error message: JSON-quoted, cut to `limit` characters (the full length named). */
+export function quoted(text: string, limit = 64): string {
+  return text.length <= limit ? JSON.stringify(text)
+    : `${JSON.stringify(text.slice(0, limit))}... (${text.length} characters)`;
+}
+
+/** A status message short enough for any client's metadata limit. */
+export const MAX_MESSAGE_CHARS = 1000;
+export function bounded(message: string): string {
+  return message.length <= MAX_MESSAGE_CHARS ? message
+    : `${message.slice(0, MAX_MESSAGE_CHARS)}... (cut at ${MAX_MESSAGE_CHARS} of ${message.length} characters)`;
+}

@@ -76,7 +76,8 @@ function main(): void {
     "grpc.max_receive_message_length": 4 * 1024 * 1024,
     "grpc.keepalive_permit_without_calls": 1,
   });
-  server.addService(tolerantDefinition(definition[SERVICE] as protoLoader.ServiceDefinition),
+  server.addService(tolerantDefinition(definition[SERVICE] as protoLoader.ServiceDefinition,
+                                       definition),
                     service.handlers());
   const health = new HealthImplementation({ "": "SERVING", [SERVICE]: "SERVING" });
   health.addToServer(server);

@@ -7,16 +7,17 @@
  * bytes do not decode reaches its handler as a marker and is INVALID_ARGUMENT.
  */
 import * as grpc from "@grpc/grpc-js";
-import { ServiceDefinition } from "@grpc/proto-loader";
+import { PackageDefinition, ServiceDefinition } from "@grpc/proto-loader";
 import { BlobCodec, Episode } from "./blobs";
 import * as env from "./environment";
-import { EnvError, invalid } from "./errors";
+import { bounded, EnvError, invalid, quoted } from "./errors";
 import { page } from "./paging";
 import { PROMPT_PACK } from "./prompts";
 import { formatMove, legalMoves } from "./puzzle";
 import { SessionStore } from "./sessions";
 import { fromStruct, toStruct } from "./structs";
 import { DEFAULT_SPLIT, SPLITS, isSplit, tasksOf } from "./tasks";
+import { Descriptor, descriptorsByName, wireProblem } from "./wire";
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 type Pb = any;
@@ -29,13 +30,29 @@ export interface Settings {
 
 const DECODE_ERROR = Symbol("undecodable request");
 
-/** A copy of `definition` whose requests decode to a marker instead of throwing. */
-export function tolerantDefinition(definition: ServiceDefinition): ServiceDefinition {
+/**
+ * A copy of `definition` whose requests decode to a marker instead of throwing,
+ * and whose bytes are first checked strictly against the descriptors in `pkg`
+ * (protobufjs alone accepts some malformed messages; see wire.ts).
+ */
+export function tolerantDefinition(definition: ServiceDefinition,
+                                   pkg: PackageDefinition): ServiceDefinition {
+  const roots: Record<string, Descriptor> = {};
+  for (const [name, entry] of Object.entries(pkg)) {
+    const type = (entry as { type?: Descriptor }).type;
+    if (type && "format" in entry) roots[name] = type;
+  }
+  const types = descriptorsByName(roots);
   const copy: Record<string, unknown> = {};
   for (const [name, method] of Object.entries(definition)) {
+    // The request type's full name: its descriptor name in the service's package.
+    const servicePackage = method.path.slice(1, method.path.lastIndexOf(".", method.path.indexOf("/", 1)));
+    const requestType = `.${servicePackage}.${(method.requestType as { type: Descriptor }).type.name}`;
     copy[name] = {
       ...method,
       requestDeserialize: (bytes: Buffer) => {
+        const problem = wireProblem(bytes, requestType, types);
+        if (problem !== null) return { [DECODE_ERROR]: problem };
         try {
           return method.requestDeserialize(bytes);
         } catch (error) {
@@ -123,7 +140,7 @@ export class PuzzleService {
   private listTasks(request: Pb): Pb {
     const split = request.split || DEFAULT_SPLIT;
     if (!isSplit(split)) {
-      throw invalid(`unknown split ${JSON.stringify(split)}; Describe lists ${SPLITS.join(", ")}`);
+      throw invalid(`unknown split ${quoted(split)}; Describe lists ${SPLITS.join(", ")}`);
     }
     const ids = tasksOf(split).map((task) => task.id);
     const { items, next } = page(ids, split, request.page_token, request.page_size);
@@ -249,11 +266,12 @@ function answer(name: string, rpc: () => Pb): [grpc.ServiceError | null, Pb?] {
     return [null, rpc()];
   } catch (error) {
     if (error instanceof EnvError) {
-      return [{ code: error.code, details: error.message, message: error.message,
+      const message = bounded(error.message);
+      return [{ code: error.code, details: message, message,
                 name: "EnvError", metadata: new grpc.Metadata() }];
     }
     console.error(`${name} failed:`, error);
-    const message = `environment error in ${name}: ${(error as Error)?.message ?? String(error)}`;
+    const message = bounded(`environment error in ${name}: ${(error as Error)?.message ?? String(error)}`);
     return [{ code: grpc.status.INTERNAL, details: message, message, name: "Error",
               metadata: new grpc.Metadata() }];
   }
