@@ -158,7 +158,8 @@ export class PuzzleService {
   private checkOptions(request: Pb): void {
     const keys = Object.keys(request?.options ?? {});
     if (keys.length) {
-      throw invalid(`unknown option(s) ${keys.join(", ")}; the sliding puzzle takes no options`);
+      throw invalid(`unknown option(s) ${keys.slice(0, 3).map((key) => quoted(key, 40)).join(", ")}` +
+        `${keys.length > 3 ? ` and ${keys.length - 3} more` : ""}; the sliding puzzle takes no options`);
     }
   }
 

@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 from types import MappingProxyType
 
 from lats_pb import environment_pb2 as env_pb
+from lats_runtime.quoting import quoted
 
 from planner.context import LatsConfig
 from planner.environment import Environment, TaskRef
@@ -105,5 +106,5 @@ def method_spec(name: str) -> MethodSpec:
     """The spec of `name` ("" = "lats"); raises UnknownMethod listing the choices."""
     spec = METHODS.get(name or "lats")
     if spec is None:
-        raise UnknownMethod(f"unknown method {name!r}; choose one of {', '.join(METHODS)}")
+        raise UnknownMethod(f"unknown method {quoted(name)}; choose one of {', '.join(METHODS)}")
     return spec

@@ -37,3 +37,11 @@ test("nested messages, map entries and strings are checked too; good requests pa
   const badOptionKey = Buffer.concat([good, Buffer.from([0x22, 0x04, 0x0a, 0x02, 0xc3, 0x28])]);
   assert.match(decoded("Start", badOptionKey), /not valid UTF-8/);
 });
+
+test("cut messages never end in half a surrogate pair", async () => {
+  const { bounded, cut, quoted } = await import("../errors");
+  const text = "0".repeat(999) + "\u{1441f}".repeat(10);
+  assert.equal(cut(text, 1000), "0".repeat(999));
+  assert.doesNotThrow(() => encodeURIComponent(bounded(text + "x".repeat(2000))));
+  assert.match(quoted("é".repeat(100), 10), /^"é{10}"\.\.\. \(100 characters\)$/);
+});
