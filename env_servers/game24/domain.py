@@ -145,6 +145,26 @@ class Game24Domain(Domain):
     def observation_of(self, state: State) -> str:
         return state["observation"]
 
+    def check_state(self, state: State) -> None:
+        """A blob's state has the shape `reset` and `step` make: numbers and the
+        numbers left as numeric strings (no more left than given), steps as text."""
+        try:
+            numbers = [parse_number(n) for n in state["numbers"]]
+            left = [parse_number(n) for n in state["left"]]
+            well_formed = (
+                isinstance(state["task_id"], str) and isinstance(state["observation"], str)
+                and isinstance(state["steps"], list)
+                and all(isinstance(step, str) for step in state["steps"])
+                and isinstance(state["done"], bool) and isinstance(state["solved"], bool)
+                and (state["answer"] is None or isinstance(state["answer"], str))
+                and 1 <= len(left) <= len(numbers) <= 6
+            )
+        except (KeyError, TypeError, ValueError, AttributeError) as error:
+            raise InvalidRequest(f"the blob's state is not a Game of 24 state ({error!s:.100})")
+        if not well_formed:
+            raise InvalidRequest("the blob's state is not a Game of 24 state (a field has the "
+                                 "wrong type or size)")
+
     def score(self, state: State) -> ScoreResult:
         solved = bool(state.get("solved"))
         if solved:
