@@ -4,7 +4,7 @@ A call answers within its deadline with OK or a documented status (never
 UNKNOWN or INTERNAL, never DEADLINE_EXCEEDED), and a status message shorter
 than MAX_MESSAGE_CHARS. Streams are read for a few messages, then cancelled.
 
-Profiles: "ci" (the default: seeded, a few dozen examples per RPC) and
+Profiles: "ci" (the default: seeded, 60 examples per RPC, LATS_FUZZ_EXAMPLES to change) and
 "nightly" (thousands per RPC): LATS_FUZZ_PROFILE=nightly pytest tests/fuzz.
 """
 
@@ -32,7 +32,7 @@ PLANNER_DOCUMENTED = DOCUMENTED | {grpc.StatusCode.UNAVAILABLE}
 _COMMON = dict(derandomize=True, deadline=None, database=None,
                suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large,
                                       HealthCheck.function_scoped_fixture])
-settings.register_profile("ci", max_examples=int(os.environ.get("LATS_FUZZ_EXAMPLES", 30)),
+settings.register_profile("ci", max_examples=int(os.environ.get("LATS_FUZZ_EXAMPLES", 60)),
                           **_COMMON)
 settings.register_profile("nightly", max_examples=2_000, **_COMMON)
 settings.load_profile(os.environ.get("LATS_FUZZ_PROFILE", "ci"))
