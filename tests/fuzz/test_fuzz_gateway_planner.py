@@ -57,6 +57,14 @@ def services(tmp_path_factory):
             channel.close()
 
 
+def _target(channels, path: str):
+    """The method named "Service/Method" and the channel of the service that serves it."""
+    service_name, method_name = path.split("/")
+    service = GATEWAY if service_name == GATEWAY.name else PLANNER
+    channel = channels["gateway" if service is GATEWAY else "planner"]
+    return service.methods_by_name[method_name], channel
+
+
 def _hints(running, run_ids) -> dict:
     either = lambda real: st.one_of(st.sampled_from(real), texts)  # noqa: E731
     small = st.integers(0, 3)
@@ -76,11 +84,9 @@ def _hints(running, run_ids) -> dict:
                                   for m in s.methods])
 def test_generated_requests_get_documented_answers(services, path):
     running, channels, run_ids = services
-    service_name, method_name = path.split("/")
-    service = GATEWAY if service_name == GATEWAY.name else PLANNER
-    method = service.methods_by_name[method_name]
-    channel = channels["gateway" if service is GATEWAY else "planner"]
-    documented = harness.DOCUMENTED if service is GATEWAY else harness.PLANNER_DOCUMENTED
+    method, channel = _target(channels, path)
+    documented = (harness.DOCUMENTED if method.containing_service is GATEWAY
+                  else harness.PLANNER_DOCUMENTED)
 
     @given(message_of(method.input_type, _hints(running, run_ids)))
     def fuzz(request):
@@ -94,11 +100,7 @@ def test_generated_requests_get_documented_answers(services, path):
 @pytest.mark.parametrize("path", [f"{s.name}/{m.name}" for s in (GATEWAY, PLANNER)
                                   for m in s.methods])
 def test_raw_bytes_get_documented_answers(services, path):
-    _, channels, _ = services
-    service_name, method_name = path.split("/")
-    service = GATEWAY if service_name == GATEWAY.name else PLANNER
-    method = service.methods_by_name[method_name]
-    channel = channels["gateway" if service is GATEWAY else "planner"]
+    method, channel = _target(services[1], path)
 
     @given(st.binary(max_size=200))
     def fuzz(data):
