@@ -82,7 +82,8 @@ export class BlobCodec<S> {
     }
     const doc = document as Record<string, unknown>;
     if (typeof doc !== "object" || doc === null || !Number.isInteger(doc.steps) ||
-        !this.validState(doc.state)) {
+        (doc.steps as number) < 0 || (doc.steps as number) > 2 ** 31 - 1 ||
+        typeof doc.terminated !== "boolean" || !this.validState(doc.state)) {
       throw invalid("snapshot payload is not a snapshot document of this environment");
     }
     return doc;

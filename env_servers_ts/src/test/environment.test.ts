@@ -61,6 +61,9 @@ test("blobs round-trip and refuse tampering, other keys and other states", () =>
   assert.equal(code(() => other.decode(blob)), status.INVALID_ARGUMENT);
   const foreign = new BlobCodec(Buffer.from("k"), "game24", "1.0.0", isPuzzleState);
   assert.equal(code(() => codec.decode(foreign.encode(episode))), status.INVALID_ARGUMENT);
+  // Well signed, but an envelope no server makes: a negative step count.
+  assert.equal(code(() => codec.decode(codec.encode({ ...episode, steps: -4 }))),
+               status.INVALID_ARGUMENT);
 });
 
 test("inline tasks refuse NaN, bad boards and unsolvable boards", () => {
