@@ -143,7 +143,7 @@ async def solve_all(env_address: str, tasks: list[str], parallel: int, args) -> 
                                                 TaskRef(task_id=task), EventSink())
             outcome = await search.run()
             solved += outcome.status == "solved"
-            calls += model.usage.calls
+            calls += model.started        # calls started, cancelled ones included
     finally:
         await env.aclose()
     return time.monotonic() - began, solved, calls

@@ -29,8 +29,8 @@ path, and each node its simulation moves into, carries a virtual loss (one
 visit with reward 0 in UCT, planner.tree.uct_rule) until backpropagation
 undoes it, so concurrent selections spread over the tree; a leaf being
 expanded is never selected twice. k still bounds the iterations started; a
-success stops new ones from starting and the ones in flight finish. P = 1 is
-the sequential loop, exactly.
+success starts no new ones and cancels those in flight (the model calls they
+already made still count). P = 1 is the sequential loop, exactly.
 
 With reward_mode "honest" the environment's terminal rewards carry no ground
 truth, so terminal states are valued by the model and never end the search
@@ -127,9 +127,18 @@ class _TreeParallel:
         self.solved = False
         self.exhausted = False
         self.budget_error: BudgetExhausted | None = None
+        self._workers: list[asyncio.Task] = []
 
     async def search(self, outcome: SearchOutcome) -> None:
-        await asyncio.gather(*(self._worker() for _ in range(self.parallel)))
+        self._workers = [asyncio.create_task(self._worker()) for _ in range(self.parallel)]
+        try:
+            finished = await asyncio.gather(*self._workers, return_exceptions=True)
+        finally:
+            for worker in self._workers:    # the search itself was cancelled
+                worker.cancel()
+        for result in finished:
+            if isinstance(result, BaseException) and not isinstance(result, asyncio.CancelledError):
+                raise result
         outcome.iterations = self.started
         if self.solved:
             outcome.status = "solved"
@@ -201,7 +210,15 @@ class _TreeParallel:
         ctx.events.backpropagated(end, reward, path)
         if ctx.is_success(end):
             self.solved = True
+            self._cancel_others()
             return
         if (config.reflection and not config.reflect_each_failure
                 and (end.terminal or end.depth >= config.max_depth)):
             await ctx.reflect(end)
+
+    def _cancel_others(self) -> None:
+        """Stops the iterations still in flight: the search has its answer."""
+        current = asyncio.current_task()
+        for worker in self._workers:
+            if worker is not current:
+                worker.cancel()

@@ -10,6 +10,7 @@ state, so any gateway replica can serve any call).
 from __future__ import annotations
 
 import abc
+import asyncio
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -119,6 +120,11 @@ class GatewayModel(ModelClient):
                     stop=list(params.stop), max_tokens=params.max_tokens, seed=params.seed,
                     purpose=params.purpose, run_id=self._run_id, model=self._model,
                 )
+        except asyncio.CancelledError:
+            # Cancelled in flight (e.g. a parallel search found its answer): the
+            # gateway may have served it, so it counts as a call; its tokens are unknown.
+            self.usage.add(1, 0, 0)
+            raise
         finally:
             self._in_flight -= 1
         if response.model or response.backend:

@@ -43,3 +43,15 @@ async def test_call_budget_holds_for_concurrent_calls_of_one_run():
     refused = [o for o in outcomes if isinstance(o, BudgetExhausted)]
     assert len(refused) == 2 and model.usage.calls == 3 and backend.max_in_flight == 3
     assert "3 of its 3-call budget" in str(refused[0])
+
+
+async def test_a_call_cancelled_in_flight_still_counts_as_a_call():
+    backend = SlowBackend(delay=5.0)
+    async with running_gateway(backend) as client:
+        model = GatewayModel(client, "r", budget=RunBudget(max_calls=2))
+        call = asyncio.create_task(model.complete(USER, SamplingParams()))
+        await asyncio.sleep(0.2)
+        call.cancel()
+        with pytest.raises(asyncio.CancelledError):
+            await call
+    assert model.usage.calls == 1 and model.usage.prompt_tokens == 0

@@ -114,3 +114,31 @@ def test_the_budget_running_out_ends_a_parallel_search_gracefully():
 
 def test_mcts_takes_p_from_its_constructor():
     assert Mcts(parallel=3).parallel == 3 and Mcts().parallel is None
+
+
+class LoggingModel(SlowModel):
+    """SlowModel that marks the start of each call in the search's event log."""
+
+    log: list
+
+    async def complete(self, messages, params):
+        self.log.append(("call_started", ()))
+        return await super().complete(messages, params)
+
+
+@pytest.mark.parametrize("seed", [2, 3, 4, 7])
+def test_a_success_cancels_the_iterations_in_flight(seed):
+    model = LoggingModel(hashed_answer, delay=0.02)
+    env, events = PathEnv(), Recorder()
+    model.log = events.events
+    config = LatsConfig(n_samples=3, iterations=16, max_depth=4, seed=seed, parallel=4)
+    search = method_spec("lats").search(env, env.description, model, config,
+                                        TaskRef(task_id="t"), events)
+    outcome = asyncio.run(asyncio.wait_for(search.run(), 20))
+    assert outcome.status == "solved"
+    kinds = [kind for kind, _ in events.events]
+    success = next(i for i, (kind, args) in enumerate(events.events)
+                   if kind == "backpropagated" and args[1] >= 1)
+    assert "call_started" not in kinds[success:]          # nothing ran on after the answer
+    assert model.in_flight == 0
+    assert all(n.virtual_loss == 0 for n in search.root.walk())
