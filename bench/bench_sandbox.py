@@ -1,4 +1,9 @@
-"""Sandboxed test-suite runs per second, for each available backend with 1 and 2 workers.
+"""Judged runs per second, for each available backend and worker design, with 1 and 2 workers.
+
+Each backend runs with the split design (the judge and the program in
+separate processes, the default) and the shared design (tests in the
+program's own process, as the sandbox first did) in the same run, and the
+ratio split/shared is printed, so a noisy machine shifts both alike.
 
 A "run" is one program plus its tests in a fresh process inside the sandbox
 (the unit the code-runner environment pays per Step). The program and its five
@@ -104,9 +109,11 @@ def process_cpu() -> float:
     return times.user + times.system
 
 
-async def measure(backend: str, workers: int, runs: int, options: dict) -> tuple[float, float, float]:
+async def measure(
+    backend: str, design: str, workers: int, runs: int, options: dict
+) -> tuple[float, float, float]:
     """Return (runs per second, median latency in ms, CPU ms per run) after a warm-up."""
-    sandbox = make_sandbox(backend, workers=workers, recycle_after=10**9, **options)
+    sandbox = make_sandbox(backend, workers=workers, recycle_after=10**9, design=design, **options)
     request = RunRequest(program=PROGRAM, tests=TESTS)
     latencies: list[float] = []
 
@@ -158,6 +165,7 @@ def main() -> None:
         "--backends", nargs="+", default=["bwrap", "docker"], choices=["bwrap", "docker", "process"]
     )
     parser.add_argument("--workers", nargs="+", type=int, default=[1, 2])
+    parser.add_argument("--designs", nargs="+", default=["split", "shared"], choices=["split", "shared"])
     parser.add_argument(
         "--start-dockerd", action="store_true", help="start a private dockerd if none answers (root)"
     )
@@ -165,8 +173,11 @@ def main() -> None:
 
     print(f"cores: {os.cpu_count()}, load average: {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
     cores = os.cpu_count() or 1
-    header = ("backend", "workers", "runs/s", "median ms", "cpu ms/run", "cpu-bound runs/s")
-    print(f"{header[0]:20} {header[1]:>7} {header[2]:>8} {header[3]:>10} {header[4]:>11} {header[5]:>20}")
+    header = ("backend", "design", "workers", "runs/s", "median ms", "cpu ms/run", "cpu-bound runs/s")
+    print(
+        f"{header[0]:20} {header[1]:>7} {header[2]:>7} {header[3]:>8} {header[4]:>10} {header[5]:>11} {header[6]:>17}"
+    )
+    rates: dict[tuple[str, str, int], float] = {}
     started_engine = None
     try:
         for backend in args.backends:
@@ -179,17 +190,25 @@ def main() -> None:
             if backend == "process":
                 options["allow_insecure"] = True
             for workers in args.workers:
-                try:
-                    rate, median, cpu = asyncio.run(measure(backend, workers, args.runs, dict(options)))
-                except SandboxUnavailable as error:
-                    print(f"{backend:20} unavailable: {error}")
-                    break
-                label = backend + (" (INSECURE)" if backend == "process" else "")
-                bound = f"{cores * 1000 / cpu:.0f}" if workers >= cores else "-"
-                print(
-                    f"{label:20} {workers:>7} {rate:>8.0f} {median:>10.2f} {cpu:>11.2f} {bound:>20}",
-                    flush=True,
-                )
+                for design in args.designs:
+                    try:
+                        rate, median, cpu = asyncio.run(
+                            measure(backend, design, workers, args.runs, dict(options))
+                        )
+                    except SandboxUnavailable as error:
+                        print(f"{backend:20} unavailable: {error}")
+                        break
+                    rates[backend, design, workers] = rate
+                    label = backend + (" (INSECURE)" if backend == "process" else "")
+                    bound = f"{cores * 1000 / cpu:.0f}" if workers >= cores else "-"
+                    print(
+                        f"{label:20} {design:>7} {workers:>7} {rate:>8.0f} {median:>10.2f} {cpu:>11.2f} {bound:>17}",
+                        flush=True,
+                    )
+        for (backend, design, workers), rate in rates.items():
+            shared = rates.get((backend, "shared", workers))
+            if design == "split" and shared:
+                print(f"{backend} with {workers} worker(s): split/shared = {rate / shared:.2f}")
     finally:
         if started_engine is not None:
             started_engine.stop()

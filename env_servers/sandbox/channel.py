@@ -13,8 +13,9 @@ STDERR_TAIL_BYTES = 4096
 
 
 def worker_source() -> str:
-    """The in-sandbox worker program, passed to the sandbox's python3 with -c."""
-    return resources.files("env_servers.sandbox").joinpath("worker_main.py").read_text()
+    """The in-sandbox worker program, passed to the sandbox's python3 with -c: the codec, then the worker."""
+    package = resources.files("env_servers.sandbox")
+    return package.joinpath("plain_data.py").read_text() + "\n\n" + package.joinpath("worker_main.py").read_text()
 
 
 class WorkerChannel(abc.ABC):
@@ -38,12 +39,25 @@ class WorkerChannel(abc.ABC):
         """What the worker printed on stderr (the tail), to explain a failed start."""
         return ""
 
+    @property
+    def memory_capped(self) -> bool:
+        """True if one memory cap covers all the worker's processes together (a cgroup)."""
+        return False
+
+    async def apply_limits(self, memory_bytes: int, max_processes: int) -> None:
+        """Set the all-process caps for the next run (a no-op without a cgroup)."""
+
+    def oom_kills(self) -> int:
+        """How many processes the kernel's OOM killer has stopped under the cap so far."""
+        return 0
+
 
 class SubprocessChannel(WorkerChannel):
     """A worker started as a local subprocess (bwrap, or the insecure process backend)."""
 
-    def __init__(self, process: asyncio.subprocess.Process):
+    def __init__(self, process: asyncio.subprocess.Process, cgroup=None):
         self.process = process
+        self.cgroup = cgroup
         self.reader = process.stdout
         self.host_pids = (process.pid,)
         self._stderr_tail: deque[bytes] = deque()
@@ -79,14 +93,29 @@ class SubprocessChannel(WorkerChannel):
     def diagnostics(self) -> str:
         return b"".join(self._stderr_tail).decode("utf-8", "replace")[-STDERR_TAIL_BYTES:]
 
+    @property
+    def memory_capped(self) -> bool:
+        return self.cgroup is not None
+
+    async def apply_limits(self, memory_bytes: int, max_processes: int) -> None:
+        if self.cgroup is not None:
+            self.cgroup.set_caps(memory_bytes, max_processes)
+
+    def oom_kills(self) -> int:
+        return self.cgroup.oom_kills() if self.cgroup is not None else 0
+
 
 SETPRIV = "/usr/bin/setpriv"
+JOIN_CGROUPS = 'while [ "$1" != -- ]; do echo $$ > "$1" || exit 111; shift; done; shift; exec "$@"'
 
 
 async def start_subprocess_worker(
-    argv: list[str], *, uid: int | None, env: dict[str, str]
+    argv: list[str], *, uid: int | None, env: dict[str, str], cgroup=None
 ) -> SubprocessChannel:
     """Start `argv` in its own session, dropping to `uid` (its own group, no extra groups) if given.
+
+    With a `cgroup` (cgroups.SlotCgroup) a shell joins it first, so the worker
+    and everything it ever starts are inside before the first instruction runs.
 
     The uid is dropped by `setpriv` (util-linux) rather than subprocess's
     user=/group= arguments: those make CPython fork() instead of vfork(), and
@@ -94,6 +123,8 @@ async def start_subprocess_worker(
     """
     if uid is not None:
         argv = [SETPRIV, f"--reuid={uid}", f"--regid={uid}", "--clear-groups", *argv]
+    if cgroup is not None:
+        argv = ["/bin/sh", "-c", JOIN_CGROUPS, "sh", *cgroup.procs_files, "--", *argv]
     process = await asyncio.create_subprocess_exec(
         *argv,
         stdin=asyncio.subprocess.PIPE,
@@ -104,14 +135,40 @@ async def start_subprocess_worker(
         start_new_session=True,
         limit=1 << 20,
     )
-    return SubprocessChannel(process)
+    return SubprocessChannel(process, cgroup)
+
+
+DESIGNS = ("split", "shared")
+
+
+def check_design(design: str) -> str:
+    """`design` if it names a worker design, else ValueError saying which exist."""
+    if design not in DESIGNS:
+        raise ValueError(f"unknown worker design {design!r}: choose split (secure) or shared (comparison only)")
+    return design
+
+
+def design_arguments(design: str) -> list[str]:
+    """The worker's command-line flags for a secure backend: the split design always loads seccomp."""
+    return ["--design", design] + (["--seccomp"] if design == "split" else [])
 
 
 class Launcher(abc.ABC):
-    """Starts workers for a pool, one per slot."""
+    """Starts workers for a pool, one per slot.
+
+    design: "split" (the judge and the program in separate processes; the
+    verdict cannot be forged) or "shared" (tests run in the program's own
+    process, as the sandbox first did; kept as the insecure control and for
+    benchmarks). `verdict_isolated` says which.
+    """
 
     name: str = ""
     secure: bool = True
+    design: str = "split"
+
+    @property
+    def verdict_isolated(self) -> bool:
+        return self.design == "split"
 
     @abc.abstractmethod
     async def start(self, slot: int) -> WorkerChannel: ...

@@ -15,8 +15,16 @@ import uuid
 from collections import deque
 
 from env_servers.sandbox.base import SandboxUnavailable
+from env_servers.sandbox.cgroups import JUDGE_ALLOWANCE, DockerCgroup
 from env_servers.sandbox.bwrap import SANDBOX_ENV, WORK_DIR
-from env_servers.sandbox.channel import STDERR_TAIL_BYTES, Launcher, WorkerChannel, worker_source
+from env_servers.sandbox.channel import (
+    STDERR_TAIL_BYTES,
+    Launcher,
+    WorkerChannel,
+    check_design,
+    design_arguments,
+    worker_source,
+)
 from env_servers.sandbox.engine import find_engine
 from env_servers.sandbox.image import IMAGE
 from env_servers.sandbox.uids import allocate_uid
@@ -38,6 +46,8 @@ class DockerChannel(WorkerChannel):
         self._writer: asyncio.StreamWriter | None = None
         self._pump_task: asyncio.Task | None = None
         self._killed = False
+        self._memory_cap: int | None = None
+        self._cgroup = DockerCgroup(container_id)
 
     async def open(self) -> None:
         self._socket.setblocking(False)
@@ -87,6 +97,22 @@ class DockerChannel(WorkerChannel):
     def diagnostics(self) -> str:
         return b"".join(self._stderr_tail).decode("utf-8", "replace")[-STDERR_TAIL_BYTES:]
 
+    @property
+    def memory_capped(self) -> bool:
+        return True  # the container's memory limit covers all its processes
+
+    async def apply_limits(self, memory_bytes: int, max_processes: int) -> None:
+        """Resize the container's caps when a run asks for other limits than the last one."""
+        wanted = memory_bytes + JUDGE_ALLOWANCE  # processes: the container's pids limit and RLIMIT_NPROC
+        if wanted != self._memory_cap:
+            await asyncio.to_thread(
+                self.client.api.update_container, self.container_id, mem_limit=wanted, memswap_limit=wanted
+            )
+            self._memory_cap = wanted
+
+    def oom_kills(self) -> int:
+        return self._cgroup.oom_kills()
+
 
 class DockerLauncher(Launcher):
     name = "docker"
@@ -102,9 +128,11 @@ class DockerLauncher(Launcher):
         cpus: float = 1.0,
         pids: int = 128,
         tmp_bytes: int = 128 << 20,
+        design: str = "split",
     ):
         import docker
 
+        self.design = check_design(design)
         if client is None:
             base_url = base_url or find_engine()
             if base_url is None:
@@ -167,6 +195,7 @@ class DockerLauncher(Launcher):
             "/tmp",
             "--wipe",
             "/dev/shm",
+            *design_arguments(self.design),
         ]
         container = api.create_container(
             self.image,

@@ -1,7 +1,8 @@
 """The sandbox's Docker image, built without a registry and cached.
 
-`debootstrap --variant=minbase --include=python3 bookworm` makes a
-Debian root filesystem with python3 and its standard library added (docs, man pages, locales and
+`debootstrap --variant=minbase --include=python3,python3-seccomp bookworm`
+makes a Debian root filesystem with python3, its standard library and
+libseccomp's binding (the worker's syscall filter) added (docs, man pages, locales and
 apt's caches removed); it is kept as a tarball in the cache dir and turned into
 an image with `docker import`. The image is rebuilt only if both are missing.
 """
@@ -15,7 +16,8 @@ from pathlib import Path
 
 from env_servers.sandbox.engine import cache_dir
 
-IMAGE = "lats-sandbox-python:bookworm"
+IMAGE = "lats-sandbox-python:bookworm-seccomp"
+PACKAGES = ("python3", "python3-seccomp")
 SUITE = "bookworm"
 TRIM = (
     "usr/share/doc",
@@ -33,7 +35,7 @@ class ImageUnavailable(RuntimeError):
 
 def rootfs_tarball(refresh: bool = False) -> Path:
     """The cached rootfs tarball, built with debootstrap if missing (root only, ~1-2 minutes)."""
-    tarball = cache_dir() / f"rootfs-{SUITE}-python3-stdlib.tar"
+    tarball = cache_dir() / f"rootfs-{SUITE}-{'-'.join(PACKAGES)}.tar"
     if tarball.exists() and not refresh:
         return tarball
     debootstrap = shutil.which("debootstrap")
@@ -43,7 +45,7 @@ def rootfs_tarball(refresh: bool = False) -> Path:
     with tempfile.TemporaryDirectory(prefix="rootfs-", dir=tarball.parent) as work:
         root = Path(work) / "root"
         result = subprocess.run(
-            [debootstrap, "--variant=minbase", "--include=python3", SUITE, str(root)],
+            [debootstrap, "--variant=minbase", f"--include={','.join(PACKAGES)}", SUITE, str(root)],
             capture_output=True,
             text=True,
         )

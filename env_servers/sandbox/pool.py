@@ -16,12 +16,14 @@ from dataclasses import asdict
 
 from env_servers.sandbox.base import (
     STATUS_CRASHED,
+    STATUS_MEMORY,
     STATUS_TIMEOUT,
     RunRequest,
     RunResult,
     Sandbox,
     SandboxUnavailable,
 )
+from env_servers.sandbox.cgroups import per_process_limits
 from env_servers.sandbox.channel import Launcher, WorkerChannel
 from env_servers.sandbox.framing import WorkerLost, encode, read_frame
 from env_servers.sandbox.results import build_result, lost_result
@@ -106,9 +108,14 @@ class _Slot:
         channel = await self.ensure_started()
         nonce = secrets.token_hex(16)
         limits = asdict(request.limits)
-        frame = encode(
-            {"nonce": nonce, "program": request.program, "tests": list(request.tests), "limits": limits}
-        )
+        if channel.memory_capped:
+            await channel.apply_limits(request.limits.memory_bytes, request.limits.max_processes)
+        elif self.pool.secure:  # no cap over all processes: split the limit between them
+            limits["memory_bytes"], limits["max_processes"] = per_process_limits(
+                request.limits.memory_bytes, request.limits.max_processes
+            )
+        oom_kills = channel.oom_kills()
+        frame = encode({"nonce": nonce, "program": request.program, "tests": list(request.tests), "limits": limits})
         reply_limit = 12 * request.limits.max_output_bytes + (4 << 20)
         started = time.monotonic()
         try:
@@ -125,9 +132,25 @@ class _Slot:
                 time.monotonic() - started,
             )
         except (WorkerLost, ConnectionError) as error:
+            out_of_memory = channel.oom_kills() > oom_kills
             await self.discard()
+            if out_of_memory:
+                return lost_result(
+                    request, STATUS_MEMORY, "killed by the memory limit; the worker was restarted",
+                    time.monotonic() - started,
+                )  # fmt: skip
             self.lost_reason = f"the sandbox worker died during the run ({error}); it was restarted"
             return _LOST
+        if channel.oom_kills() > oom_kills:
+            reply["oom_killed"] = True
+        if reply.get("lost") is True:  # the program killed its judge; the supervisor is fine
+            self.runs += 1
+            return lost_result(
+                request,
+                STATUS_MEMORY if reply.get("oom_killed") else STATUS_CRASHED,
+                str(reply.get("detail", "the run's judge ended before replying"))[:500],
+                time.monotonic() - started,
+            )
         if reply.get("nonce") != nonce:
             await self.discard()
             return lost_result(
@@ -161,6 +184,7 @@ class WorkerPool(Sandbox):
         self.launcher = launcher
         self.name = launcher.name
         self.secure = launcher.secure
+        self.verdict_isolated = launcher.verdict_isolated
         self.recycle_after = recycle_after
         self.start_timeout = start_timeout
         self.reply_grace = reply_grace

@@ -1,5 +1,8 @@
 """The INSECURE process backend: rlimits, a wall clock and a subreaper, no isolation.
 
+Its worker uses the shared design by default (tests run in the program's own
+process), so the hazard suite's control shows every verdict forgery working.
+
 The program can read and write whatever the invoking user can, and reach the
 network. For development only; `make_sandbox` refuses it unless asked with
 allow_insecure=True, and its `secure` flag is False so callers can label results.
@@ -13,7 +16,13 @@ import shutil
 import sys
 import tempfile
 
-from env_servers.sandbox.channel import Launcher, WorkerChannel, start_subprocess_worker, worker_source
+from env_servers.sandbox.channel import (
+    Launcher,
+    WorkerChannel,
+    check_design,
+    start_subprocess_worker,
+    worker_source,
+)
 
 INSECURE_NOTE = "INSECURE: the 'process' sandbox isolates nothing (rlimits and a timeout only)"
 log = logging.getLogger(__name__)
@@ -23,8 +32,9 @@ class ProcessLauncher(Launcher):
     name = "process"
     secure = False
 
-    def __init__(self, *, python: str = sys.executable):
+    def __init__(self, *, python: str = sys.executable, design: str = "shared"):
         log.warning(INSECURE_NOTE)
+        self.design = check_design(design)
         self.python = python
         self._root: str | None = None
         self._source = worker_source()
@@ -41,6 +51,7 @@ class ProcessLauncher(Launcher):
             "LANG": "C.UTF-8",
         }
         argv = [self.python, "-I", "-c", self._source, "--work", os.path.join(work, "run"), "--wipe", work]
+        argv += ["--design", self.design]  # no seccomp: the control shows what the filter stops
         return await start_subprocess_worker(argv, uid=None, env=environment)
 
     async def aclose(self) -> None:

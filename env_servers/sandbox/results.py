@@ -51,12 +51,12 @@ def _decide_status(reply: dict, records: list[dict], memory_hit: bool) -> tuple[
     program = next((r for r in records if "program" in r), {})
     finished = any(r.get("done") is True for r in records)
     killed_by = reply.get("signal") or 0
+    if reply.get("oom_killed"):  # before the timeout: a run waiting on killed processes is out of memory
+        return STATUS_MEMORY, "a process of the run was killed by the memory limit (all its processes together)"
     if reply.get("timed_out") or killed_by == signal.SIGXCPU:
         return STATUS_TIMEOUT, ""
     if program.get("program") == STATUS_MEMORY or memory_hit:
         return STATUS_MEMORY, str(program.get("detail", ""))
-    if reply.get("oom_killed"):
-        return STATUS_MEMORY, "killed by the memory limit"
     if finished and program.get("program") in (STATUS_SYNTAX_ERROR, STATUS_ERROR):
         return program["program"], str(program.get("detail", ""))
     if finished and program.get("program") == STATUS_OK:

@@ -1,24 +1,42 @@
 """The warm worker that runs inside one sandbox (standard library only, Python >= 3.9).
 
 It is started once per sandbox slot and serves runs one at a time over its
-stdin/stdout: each frame is a 4-byte big-endian length and a JSON object.
+stdin/stdout: each frame is a 4-byte big-endian length and a JSON object. The
+plain-data codec (plain_data.py) is prepended to this source.
 
-Per run it forks a child from its pristine state (it never runs untrusted code
-itself, so nothing one run imports or defines reaches the next), sets the run's
-rlimits in the child, runs the program then each test, and streams one JSON
-record per event to a private result pipe. The child writes the run's nonce
-in every record and a "done" record only after the last test; the host ignores
-records without the nonce and treats a run without "done" as crashed, whatever
-the exit code. After the child ends (or the wall-clock deadline passes) the
-worker kills every process the run left, reaps them (it is PID 1 of its PID
-namespace, or a subreaper), and wipes the writable directories.
+Two designs, chosen with --design:
+
+split (the secure backends). The worker is a supervisor that never reads a
+request: for every run it forks a judge from its pristine state, and the judge
+forks the candidate process before it reads anything, so no process ever holds
+data of an earlier run. The judge reads the request from the channel, sends the
+program to the candidate, and runs the tests itself; each test reaches the
+program through a call proxy, arguments going to the candidate and the return
+value coming back as plain data (anything else fails that test). The verdict
+is computed only in the judge, which the candidate cannot read or patch: the
+supervisor is non-dumpable (its forks inherit that), ignores every catchable
+signal, and with --seccomp loads a filter, inherited by judge and candidate,
+that denies ptrace, process_vm_readv/writev, perf_event_open, bpf, keyctl,
+mount, unshare, setns, namespace-creating clone, kexec and the like. The judge
+replies to the host itself; when it ends without replying (the program killed
+it) the supervisor sends {"lost": true}. After every run the supervisor kills
+everything left (it is PID 1 of its PID namespace, or a subreaper) and wipes the
+writable directories.
+
+shared (the insecure control, and the old design kept for comparison). Per
+run the worker forks one child that runs the program and then the tests in the
+program's own process, streaming records tagged with the run's nonce; a program
+that inspects or patches its interpreter can forge its verdict.
 
 Command line: --work DIR (the run's working directory, made fresh per run),
---wipe DIR (repeatable; contents removed after each run; DIR itself kept).
+--wipe DIR (repeatable; contents removed after each run; DIR itself kept),
+--design split|shared (default split), --seccomp (split: load the filter, or
+refuse to start if python3-seccomp is missing).
 """
 
 import ast
 import bisect  # noqa: F401  (warm: see below)
+import builtins
 import collections  # noqa: F401
 import errno
 import functools  # noqa: F401
@@ -43,6 +61,11 @@ import traceback
 import types
 import typing  # noqa: F401
 
+try:  # in the sandbox, plain_data.py is prepended to this source (see channel.worker_source)
+    NotPlainData
+except NameError:  # imported on the host, e.g. by tests
+    from env_servers.sandbox.plain_data import NotPlainData, _plain, _plain_json, from_json, to_json
+
 # The modules marked F401 are imported only to warm them: model-written programs
 # import them most, and a run's child then gets them for free. They are state of
 # the pristine worker, shared read-only, not of any run.
@@ -50,10 +73,17 @@ import typing  # noqa: F401
 HEADER = struct.Struct(">I")
 MAX_REQUEST_BYTES = 64 << 20
 MAX_RECORD_BYTES = 1 << 20
+MAX_CANDIDATE_FRAME_BYTES = 16 << 20
+MAX_NAMES = 10000
 DETAIL_CHARS = 1000
 TRACEBACK_CHARS = 4000
 MODULE_NAME = "__solution__"
+PR_SET_DUMPABLE = 4
 PR_SET_CHILD_SUBREAPER = 36
+EXIT_REPLIED = 0  # the judge sent its reply
+EXIT_CHANNEL_CLOSED = 3  # the host closed the channel: the worker ends
+ALARM_MARGIN = 0.25  # the judge's own alarm fires this long after the run's deadline
+JUDGE_PROCESSES = 1  # the judge shares the candidate's uid, and so its RLIMIT_NPROC count
 
 
 def read_exactly(fd, size):
@@ -67,25 +97,29 @@ def read_exactly(fd, size):
     return b"".join(chunks)
 
 
-def receive(fd):
+def receive(fd, limit=MAX_REQUEST_BYTES):
     header = read_exactly(fd, HEADER.size)
     if header is None:
         return None
     (size,) = HEADER.unpack(header)
-    if size > MAX_REQUEST_BYTES:
+    if size > limit:
         raise ValueError("request frame too large")
     body = read_exactly(fd, size)
     return None if body is None else json.loads(body)
 
 
+def write_all(fd, data):
+    view = memoryview(data)
+    while view:
+        view = view[os.write(fd, view) :]
+
+
 def send(fd, message):
     body = json.dumps(message).encode()
-    data = HEADER.pack(len(body)) + body
-    while data:
-        data = data[os.write(fd, data) :]
+    write_all(fd, HEADER.pack(len(body)) + body)
 
 
-# ---------------------------------------------------------------- the run's child
+# ---------------------------------------------------------------- tests (both designs)
 
 
 def safe_repr(value):
@@ -103,6 +137,21 @@ def describe(error):
         message = ""
     text = type(error).__name__ + (": " + message if message else "")
     return text if len(text) <= DETAIL_CHARS else text[:DETAIL_CHARS] + "..."
+
+
+class RunTimeUp(BaseException):
+    """The run's wall-clock limit passed (split design: raised in the judge)."""
+
+
+class CandidateGone(BaseException):
+    """The candidate process ended or broke the judge protocol; the message says which."""
+
+
+class Unjudgeable(BaseException):
+    """A value that cannot cross between candidate and judge; fails the test that met it.
+
+    A BaseException, so a test's own `except Exception` cannot turn it into a pass.
+    """
 
 
 ACTUAL = "__sandbox_actual__"
@@ -149,10 +198,17 @@ def run_test(source, program_namespace):
             return False, "# output: " + safe_repr(namespace[ACTUAL]), False
         exec(compile(tree, "<test>", "exec"), namespace)
         return True, "", False
+    except (RunTimeUp, CandidateGone):
+        raise
     except MemoryError:
         return False, "MemoryError: the memory limit was exceeded", True
+    except Unjudgeable as error:
+        return False, str(error), False
     except BaseException as error:
         return False, describe(error), False
+
+
+# ---------------------------------------------------------------- shared design: the run's child
 
 
 def program_traceback(error):
@@ -252,7 +308,525 @@ def child_main(request, work_dir, result_fd, out_fd, err_fd):
     exit_now(0)
 
 
-# ---------------------------------------------------------------- the worker
+# ---------------------------------------------------------------- split design: the candidate
+
+
+def restore_default_signals():
+    """Undo the supervisor's ignoring: back to what a fresh Python interpreter has."""
+    for name in SUPERVISOR_IGNORES:
+        signal.signal(getattr(signal, name), signal.SIG_DFL)
+    signal.signal(signal.SIGINT, signal.default_int_handler)
+    signal.signal(signal.SIGPIPE, signal.SIG_IGN)
+    signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
+
+
+def candidate_frame(fd):
+    """One frame from the judge, decoded as plain data (None when the judge is gone)."""
+    header = read_exactly(fd, HEADER.size)
+    if header is None:
+        return None
+    body = read_exactly(fd, HEADER.unpack(header)[0])
+    return None if body is None else from_json(body)
+
+
+def reply_to_judge(fd, message):
+    """Send a message already made of plain data (see plain_data._plain)."""
+    body = _plain_json.dumps(message, separators=(",", ":")).encode()
+    write_all(fd, HEADER.pack(len(body)) + body)
+
+
+def describe_names(namespace):
+    """[name, kind, payload] for each top-level name the tests may use (dunder names excluded)."""
+    described = []
+    for name, value in list(namespace.items())[:MAX_NAMES]:
+        if not isinstance(name, str) or name.startswith("__"):
+            continue
+        try:
+            if isinstance(value, types.ModuleType):
+                described.append([name, "module", str(value.__name__)])
+            elif callable(value):
+                described.append([name, "callable", None])
+            else:
+                described.append([name, "value", _plain(value, 0)])
+        except NotPlainData as error:
+            described.append([name, "opaque", str(error)])
+        except BaseException as error:
+            described.append([name, "opaque", "an object the judge cannot read (%s)" % type(error).__name__])
+    return described
+
+
+def exception_reply(error):
+    bases = []
+    for cls in type(error).__mro__[:20]:
+        try:
+            bases.append(str(cls.__name__)[:100])
+        except BaseException:
+            bases.append("BaseException")
+    return ["raised", bases[0], describe(error), bases]
+
+
+def serve_call(namespace, message):
+    """Run one call of the judge's; the reply is plain data, an exception, or why it is neither."""
+    try:
+        _, name, args, pairs = message
+        function = namespace[name]
+        result = function(*args, **dict(pairs))
+    except BaseException as error:
+        return exception_reply(error)
+    try:
+        return ["ok", _plain(result, 0)]
+    except NotPlainData as error:
+        return ["unjudgeable", str(error)]
+    except BaseException as error:
+        return ["unjudgeable", "a value the judge cannot read (%s)" % type(error).__name__]
+
+
+def flush_output():
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            stream.flush()
+        except BaseException:
+            pass
+
+
+def candidate_main(program_r, reply_w, out_w, err_w, work_dir):
+    """The candidate process (forked before the judge read any request): never returns."""
+    exit_now = os._exit
+    try:
+        restore_default_signals()
+        keep = sorted({0, 1, 2, program_r, reply_w, out_w, err_w})
+        for low, high in zip(keep, keep[1:] + [1 << 16]):
+            if high > low + 1:
+                os.closerange(low + 1, high)
+        message = candidate_frame(program_r)
+        if message is None:
+            exit_now(0)
+        _, source, limits = message
+        os.setsid()
+        null = os.open(os.devnull, os.O_RDONLY)
+        os.dup2(null, 0)
+        os.dup2(out_w, 1)
+        os.dup2(err_w, 2)
+        for fd in (null, out_w, err_w):
+            if fd > 2:
+                os.close(fd)
+        os.makedirs(work_dir, mode=0o700, exist_ok=True)
+        os.chdir(work_dir)
+        os.umask(0o077)
+        for stream in (sys.stdout, sys.stderr):
+            stream.reconfigure(line_buffering=True)
+        sys.argv = [MODULE_NAME]
+        try:
+            with open("/proc/self/oom_score_adj", "w") as handle:
+                handle.write("1000")  # under a shared memory cap the candidate goes first
+        except OSError:
+            pass
+        limits = dict(limits)
+        limits["max_processes"] = int(limits["max_processes"]) + JUDGE_PROCESSES
+        set_limits(limits)
+        gc.enable()
+    except BaseException:
+        exit_now(70)
+
+    module = types.ModuleType(MODULE_NAME)
+    sys.modules[MODULE_NAME] = module
+    namespace = module.__dict__
+    try:
+        code = compile(source, "<program>", "exec")
+        exec(code, namespace)
+        report = ["program", "ok", "", describe_names(namespace)]
+    except (SyntaxError, ValueError, RecursionError, OverflowError) as error:
+        if "code" in locals():  # raised by the program, not by the compiler
+            report = ["program", "error", program_traceback(error), []]
+        else:
+            report = ["program", "syntax_error", "".join(traceback.format_exception_only(type(error), error)), []]
+    except MemoryError:
+        report = ["program", "memory", "MemoryError: the memory limit was exceeded", []]
+    except BaseException as error:
+        report = ["program", "error", program_traceback(error), []]
+    flush_output()
+    try:
+        reply_to_judge(reply_w, report)
+        while True:
+            message = candidate_frame(program_r)
+            if message is None:
+                break
+            reply = serve_call(namespace, message)
+            flush_output()
+            reply_to_judge(reply_w, reply)
+    except BaseException:
+        pass
+    exit_now(0)
+
+
+# ---------------------------------------------------------------- split design: the judge
+
+
+class CandidateLink:
+    """The judge's end of the pipes to its candidate: calls out, replies and output in, one deadline."""
+
+    def __init__(self, pid, call_w, reply_r, out_r, err_r, output_limit, deadline):
+        self.pid = pid
+        self.call_w = call_w
+        self.reply_r = reply_r
+        self.deadline = deadline
+        self.stdout = Capture(output_limit)
+        self.stderr = Capture(output_limit)
+        self.sinks = {out_r: self.stdout.feed, err_r: self.stderr.feed, reply_r: self._take_reply}
+        self.inbox = bytearray()
+        self.selector = selectors.DefaultSelector()
+        for fd in list(self.sinks) + [call_w]:
+            os.set_blocking(fd, False)
+        for fd in self.sinks:
+            self.selector.register(fd, selectors.EVENT_READ)
+        self.open_fds = set(self.sinks)
+
+    def _take_reply(self, data):
+        if len(self.inbox) + len(data) > MAX_CANDIDATE_FRAME_BYTES + HEADER.size:
+            raise CandidateGone("the program sent the judge more than %d bytes at once" % MAX_CANDIDATE_FRAME_BYTES)
+        self.inbox += data
+
+    def _read(self, fd):
+        """Read one chunk from `fd` into its sink; False once it is empty or closed."""
+        try:
+            data = os.read(fd, 1 << 16)
+        except BlockingIOError:
+            return False
+        except OSError:
+            data = b""
+        if not data:
+            self.selector.unregister(fd)
+            self.open_fds.discard(fd)
+            return False
+        self.sinks[fd](data)
+        return True
+
+    def _wait(self, writing):
+        """Serve readable pipes until something happens; True if the call pipe is writable."""
+        remaining = self.deadline - time.monotonic()
+        if remaining <= 0:
+            raise RunTimeUp()
+        if writing:
+            self.selector.register(self.call_w, selectors.EVENT_WRITE)
+        try:
+            events = self.selector.select(remaining)
+        finally:
+            if writing:
+                self.selector.unregister(self.call_w)
+        writable = False
+        for key, _ in events:
+            if key.fd == self.call_w:
+                writable = True
+            else:
+                self._read(key.fd)
+        return writable
+
+    def send(self, message):
+        body = to_json(message).encode()
+        view = memoryview(HEADER.pack(len(body)) + body)
+        while view:
+            try:
+                view = view[os.write(self.call_w, view) :]
+                continue
+            except BlockingIOError:
+                pass
+            except (BrokenPipeError, ConnectionError):
+                raise CandidateGone("the program's process ended")
+            self._wait(writing=True)
+
+    def receive(self):
+        """The candidate's next message, as plain data."""
+        while True:
+            if len(self.inbox) >= HEADER.size:
+                (size,) = HEADER.unpack_from(self.inbox)
+                if size > MAX_CANDIDATE_FRAME_BYTES:
+                    raise CandidateGone("the program broke the judge protocol (a %d-byte frame)" % size)
+                if len(self.inbox) >= HEADER.size + size:
+                    body = bytes(self.inbox[HEADER.size : HEADER.size + size])
+                    del self.inbox[: HEADER.size + size]
+                    try:
+                        message = from_json(body)
+                    except (ValueError, TypeError, MemoryError):
+                        raise CandidateGone("the program broke the judge protocol (a frame that is not plain data)")
+                    if type(message) is not list or not message or type(message[0]) is not str:
+                        raise CandidateGone("the program broke the judge protocol (an unexpected message)")
+                    return message
+            if self.reply_r not in self.open_fds:
+                raise CandidateGone("the program's process ended")
+            self._wait(writing=False)
+
+    def call(self, name, args, kwargs):
+        """Call the program's `name` in the candidate process; the value comes back as plain data."""
+        try:
+            message = ["call", name, list(args), [[key, value] for key, value in kwargs.items()]]
+            _plain(message, 0)
+        except NotPlainData as error:
+            raise TypeError(
+                "%s cannot be passed to the program's %s(): only plain data (None, bool, int, float, "
+                "complex, str, bytes, list, tuple, dict, set, frozenset) crosses to it" % (error, name)
+            ) from None
+        self.send(message)
+        reply = self.receive()
+        kind = reply[0]
+        if kind == "ok" and len(reply) == 2:
+            return reply[1]
+        if kind == "raised" and len(reply) == 4:
+            raise rebuilt_exception(reply[1], reply[2], reply[3])
+        if kind == "unjudgeable" and len(reply) == 2:
+            raise Unjudgeable(
+                "%s() returned %s; only plain data (None, bool, int, float, complex, str, bytes, list, "
+                "tuple, dict, set, frozenset) can be judged" % (name, str(reply[1])[:200])
+            )
+        raise CandidateGone("the program broke the judge protocol (an unexpected reply)")
+
+    def drain(self):
+        """Take what the candidate's pipes hold now, without waiting."""
+        for fd in list(self.open_fds):
+            while fd in self.open_fds and self._read(fd):
+                pass
+
+    def close(self):
+        self.selector.close()
+        for fd in list(self.sinks) + [self.call_w]:
+            try:
+                os.close(fd)
+            except OSError:
+                pass
+
+
+_EXCEPTION_CLASSES = {}
+
+
+def rebuilt_exception(name, message, bases):
+    """The candidate's exception as the judge raises it: a builtin class, or a named subclass of one."""
+    name, message = str(name)[:100], str(message)[:DETAIL_CHARS]
+    prefix = name + ": "
+    text = message[len(prefix) :] if message.startswith(prefix) else ("" if message == name else message)
+    if not isinstance(bases, list):
+        bases = []
+    base = BaseException
+    for candidate in [name] + [str(b) for b in bases]:
+        found = getattr(builtins, candidate, None)
+        if isinstance(found, type) and issubclass(found, BaseException):
+            base = found
+            break
+    if base.__name__ == name:
+        try:
+            return base(text)
+        except BaseException:
+            pass
+    key = (name, base)
+    if key not in _EXCEPTION_CLASSES:
+        try:
+            _EXCEPTION_CLASSES[key] = type(name if name.isidentifier() else "ProgramError", (base,), {"__module__": "program"})
+        except TypeError:  # a base that cannot be subclassed
+            _EXCEPTION_CLASSES[key] = type(name if name.isidentifier() else "ProgramError", (Exception,), {"__module__": "program"})
+    try:
+        return _EXCEPTION_CLASSES[key](text)
+    except BaseException:
+        return Exception(message)
+
+
+class Opaque:
+    """A top-level name of the program whose value cannot cross; any use of it fails the test."""
+
+    def __init__(self, name, description):
+        self._message = "the program's %r is %s, which cannot reach the judge: only plain data and functions cross" % (
+            name,
+            description,
+        )
+
+    def _refuse(self, *args, **kwargs):
+        raise Unjudgeable(self._message)
+
+    __call__ = __getattr__ = __getitem__ = __iter__ = __len__ = __bool__ = __eq__ = __ne__ = _refuse
+    __lt__ = __le__ = __gt__ = __ge__ = __contains__ = __hash__ = __add__ = __index__ = _refuse
+
+
+def program_proxy(link, name):
+    def proxy(*args, **kwargs):
+        return link.call(name, args, kwargs)
+
+    proxy.__name__ = proxy.__qualname__ = name
+    return proxy
+
+
+def judge_namespace(link, names):
+    """The namespace the tests run in: a proxy per program function, plain values, real stdlib modules.
+
+    A program name that shadows a builtin is left out, so a program cannot swap
+    the `abs`, `len` or `isinstance` a test relies on.
+    """
+    namespace = {"__builtins__": builtins, "__name__": "__main__"}
+    stdlib = getattr(sys, "stdlib_module_names", ())
+    for entry in names if isinstance(names, list) else []:
+        if not (isinstance(entry, list) and len(entry) == 3 and isinstance(entry[0], str)):
+            continue
+        name, kind, payload = entry
+        if not name.isidentifier() or name.startswith("__") or hasattr(builtins, name):
+            continue
+        if kind == "callable":
+            namespace[name] = program_proxy(link, name)
+        elif kind == "value":
+            namespace[name] = payload
+        elif kind == "module" and isinstance(payload, str) and payload.split(".")[0] in stdlib:
+            try:
+                __import__(payload)
+                namespace[name] = sys.modules[payload]
+            except BaseException:
+                namespace[name] = Opaque(name, "the module %s" % payload[:100])
+        else:
+            namespace[name] = Opaque(name, str(payload)[:200])
+    return namespace
+
+
+class _Output:
+    """The judge's own stdout/stderr (tests that print): kept with the candidate's output."""
+
+    def __init__(self, capture):
+        self.capture = capture
+
+    def write(self, text):
+        self.capture.feed(str(text).encode("utf-8", "replace"))
+        return len(text)
+
+    def flush(self):
+        pass
+
+
+def kill_the_rest_of_the_namespace(give_up_after=2.0):
+    """SIGKILL every process of the namespace but its init and this judge, until none is alive.
+
+    kill(-1) spares init (the supervisor, which reaps them) and the caller. A
+    process killed is a zombie at most; a fork racing the kill is caught by the
+    next round.
+    """
+    me, give_up = os.getpid(), time.monotonic() + give_up_after
+    while time.monotonic() < give_up:
+        try:
+            os.kill(-1, signal.SIGKILL)
+        except ProcessLookupError:
+            return
+        alive = False
+        for entry in os.listdir("/proc"):
+            if entry.isdigit() and int(entry) not in (1, me):
+                try:
+                    with open("/proc/%s/stat" % entry, "rb") as handle:
+                        state = handle.read().rsplit(b")", 1)[1].split()[0]
+                except OSError:
+                    continue
+                if state not in (b"Z", b"X"):
+                    alive = True
+                    break
+        if not alive:
+            return
+
+
+def own_end(pid, grace=0.2):
+    """The wait status of a candidate that ended by itself (its pipes close just before it is reapable)."""
+    give_up = time.monotonic() + grace
+    while True:
+        ended, status = os.waitpid(pid, os.WNOHANG)
+        if ended:
+            return status
+        if time.monotonic() >= give_up:
+            return None
+        time.sleep(0.002)
+
+
+def on_alarm(signum, frame):
+    raise RunTimeUp()
+
+
+def judge_main(channel_in, channel_out, work_dir):
+    """The judge of one run (forked by the supervisor before any request): never returns."""
+    restore_default_signals()
+    program_r, program_w = os.pipe()
+    reply_r, reply_w = os.pipe()
+    out_r, out_w = os.pipe()
+    err_r, err_w = os.pipe()
+    pid = os.fork()
+    if pid == 0:
+        try:
+            candidate_main(program_r, reply_w, out_w, err_w, work_dir)
+        finally:
+            os._exit(70)
+    for fd in (program_r, reply_w, out_w, err_w):
+        os.close(fd)
+    try:
+        request = receive(channel_in)
+    except (ValueError, OSError):
+        request = None
+    if request is None:
+        os._exit(EXIT_CHANNEL_CLOSED)
+    nonce = request["nonce"]
+    limits = request["limits"]
+    started = time.monotonic()
+    deadline = started + float(limits["wall_seconds"])
+    signal.signal(signal.SIGALRM, on_alarm)  # a backstop for tests that loop in the judge itself
+    signal.setitimer(signal.ITIMER_REAL, float(limits["wall_seconds"]) + ALARM_MARGIN)
+    link = CandidateLink(pid, program_w, reply_r, out_r, err_r, int(limits["max_output_bytes"]), deadline)
+    sys.stdout, sys.stderr = _Output(link.stdout), _Output(link.stderr)
+    records = []
+    timed_out, lost = False, ""
+
+    def record(message):
+        message["nonce"] = nonce
+        records.append(json.dumps(message))
+
+    try:
+        link.send(["program", request["program"], limits])
+        report = link.receive()
+        if len(report) != 4 or report[0] != "program" or report[1] not in ("ok", "error", "syntax_error", "memory"):
+            raise CandidateGone("the program broke the judge protocol (no program report)")
+        record({"program": report[1], "detail": str(report[2])[:TRACEBACK_CHARS]})
+        if report[1] == "ok":
+            namespace = judge_namespace(link, report[3])
+            for index, source in enumerate(request["tests"]):
+                passed, detail, memory = run_test(source, namespace)
+                record({"test": index, "passed": passed, "detail": detail, "memory": memory})
+        if report[1] != "memory":
+            record({"done": True})
+    except RunTimeUp:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        timed_out = True
+    except CandidateGone as gone:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        lost = str(gone)
+    signal.setitimer(signal.ITIMER_REAL, 0)
+    signal.signal(signal.SIGALRM, signal.SIG_IGN)
+    status = own_end(pid) if lost else None  # how the candidate ended, when it ended by itself
+    for target in (-pid, pid):
+        try:
+            os.kill(target, signal.SIGKILL)
+        except (ProcessLookupError, PermissionError):
+            pass
+    if os.getppid() == 1:  # a PID namespace of our own: end the run's every process before replying
+        kill_the_rest_of_the_namespace()
+    link.drain()
+    link.close()
+    if status is None:
+        os.waitpid(pid, 0)
+    died_by = os.WTERMSIG(status) if status is not None and os.WIFSIGNALED(status) else 0
+    exit_code = os.WEXITSTATUS(status) if status is not None and os.WIFEXITED(status) else None
+    stderr = link.stderr.text()
+    if lost:
+        stderr += ("\n" if stderr and not stderr.endswith("\n") else "") + lost
+    reply = {
+        "records": records,
+        "stdout": link.stdout.text(),
+        "stderr": stderr,
+        "timed_out": timed_out,
+        "signal": died_by,
+        "exit_code": exit_code if lost else 0,
+        "wall_seconds": time.monotonic() - started,
+        "nonce": nonce,
+    }
+    try:
+        send(channel_out, reply)
+    finally:
+        os._exit(EXIT_REPLIED)
+# ---------------------------------------------------------------- housekeeping, and the shared design's run
 
 
 class Capture:
@@ -517,36 +1091,120 @@ def serve_run(request, work_dir, wipe_dirs):
     }
 
 
+
+
+# ---------------------------------------------------------------- split design: the supervisor
+
+SUPERVISOR_IGNORES = (
+    "SIGINT", "SIGTERM", "SIGHUP", "SIGQUIT", "SIGUSR1", "SIGUSR2", "SIGPIPE", "SIGALRM",
+    "SIGTSTP", "SIGTTIN", "SIGTTOU", "SIGXCPU", "SIGXFSZ", "SIGVTALRM", "SIGPROF", "SIGWINCH",
+)  # fmt: skip
+DENIED_SYSCALLS = (
+    "ptrace", "process_vm_readv", "process_vm_writev", "perf_event_open", "bpf", "keyctl",
+    "add_key", "request_key", "mount", "umount2", "move_mount", "open_tree", "fsopen", "fsmount",
+    "fspick", "mount_setattr", "pivot_root", "chroot", "unshare", "setns", "kexec_load",
+    "kexec_file_load", "init_module", "finit_module", "delete_module", "reboot", "swapon", "swapoff",
+    "acct", "quotactl", "syslog", "userfaultfd", "io_uring_setup", "io_uring_enter",
+    "io_uring_register", "open_by_handle_at", "name_to_handle_at", "lookup_dcookie", "fanotify_init",
+    "process_madvise", "pidfd_getfd", "kcmp", "settimeofday", "clock_settime", "clock_adjtime",
+    "adjtimex", "vhangup", "uselib", "personality",
+)  # fmt: skip
+CLONE_NEW_FLAGS = (0x00000080, 0x00020000, 0x02000000, 0x04000000, 0x08000000, 0x10000000, 0x20000000, 0x40000000)
+
+
+def harden(use_seccomp):
+    """Make this process (and every fork of it) non-dumpable, deaf to signals and, optionally, filtered.
+
+    The filter (libseccomp through python3-seccomp) answers EPERM to every
+    syscall in DENIED_SYSCALLS and to clone with a namespace flag, and ENOSYS to
+    clone3 (whose flags it cannot see), so the C library falls back to clone.
+    Syscalls of another architecture (e.g. 32-bit int 0x80) kill the process.
+    """
+    import ctypes
+
+    libc = ctypes.CDLL(None, use_errno=True)
+    if libc.prctl(PR_SET_DUMPABLE, 0, 0, 0, 0) != 0:
+        raise OSError(ctypes.get_errno(), "prctl(PR_SET_DUMPABLE, 0) failed")
+    for name in SUPERVISOR_IGNORES:
+        signal.signal(getattr(signal, name), signal.SIG_IGN)
+    if not use_seccomp:
+        return False
+    try:
+        import seccomp
+    except ImportError:
+        raise SystemExit(
+            "the sandbox needs libseccomp's Python binding in the sandbox's python3: "
+            "install the Debian package python3-seccomp (`make setup` does)"
+        ) from None
+    denied = seccomp.ERRNO(errno.EPERM)
+    rules = seccomp.SyscallFilter(defaction=seccomp.ALLOW)
+    for name in DENIED_SYSCALLS:
+        try:
+            rules.add_rule(denied, name)
+        except (RuntimeError, ValueError, OSError):
+            pass  # a syscall this architecture does not have
+    for flag in CLONE_NEW_FLAGS:
+        rules.add_rule(denied, "clone", seccomp.Arg(0, seccomp.MASKED_EQ, flag, flag))
+    rules.add_rule(seccomp.ERRNO(errno.ENOSYS), "clone3")
+    rules.load()
+    return True
+
+
+def supervise(channel_in, channel_out, work_dir, wipe_dirs):
+    """Fork a judge per run from this never-touched state; clean up after each. Returns at EOF."""
+    while True:
+        pid = os.fork()
+        if pid == 0:
+            try:
+                judge_main(channel_in, channel_out, work_dir)
+            finally:
+                os._exit(70)
+        while True:  # reap whatever ends (the judge kills the run's orphans) until the judge itself
+            try:
+                ended, status = os.waitpid(-1, 0)
+            except InterruptedError:
+                continue
+            except ChildProcessError:
+                status = 0
+                break
+            if ended == pid:
+                break
+        code = os.WEXITSTATUS(status) if os.WIFEXITED(status) else None
+        kill_everything_else()
+        if code == EXIT_CHANNEL_CLOSED:
+            return
+        if code != EXIT_REPLIED:
+            died = "signal %d" % os.WTERMSIG(status) if os.WIFSIGNALED(status) else "exit code %s" % code
+            send(channel_out, {"lost": True, "detail": "the run's judge ended before replying (%s)" % died})
+        clean_up_files(work_dir, wipe_dirs)
+        if os.getpid() == 1:
+            remove_sysv_ipc()
+
+
 def parse_arguments(argv):
-    work_dir, wipe_dirs = "/tmp/work", []
+    options = {"work": "/tmp/work", "wipe": [], "design": "split", "seccomp": False}
     index = 0
     while index < len(argv):
-        if argv[index] == "--work":
-            work_dir = argv[index + 1]
-        elif argv[index] == "--wipe":
-            wipe_dirs.append(argv[index + 1])
+        flag = argv[index]
+        if flag == "--seccomp":
+            options["seccomp"] = True
+            index += 1
+            continue
+        if flag not in ("--work", "--wipe", "--design") or index + 1 >= len(argv):
+            raise SystemExit("unknown argument %r" % flag)
+        value = argv[index + 1]
+        if flag == "--wipe":
+            options["wipe"].append(value)
         else:
-            raise SystemExit("unknown argument %r" % argv[index])
+            options[flag[2:]] = value
         index += 2
-    return work_dir, wipe_dirs
+    if options["design"] not in ("split", "shared"):
+        raise SystemExit("--design must be split or shared")
+    return options
 
 
-def main():
-    work_dir, wipe_dirs = parse_arguments(sys.argv[1:])
-    channel_in, channel_out = os.dup(0), os.dup(1)
-    null = os.open(os.devnull, os.O_RDWR)
-    os.dup2(null, 0)
-    os.dup2(null, 1)
-    if os.getpid() != 1:
-        import ctypes
-
-        ctypes.CDLL(None, use_errno=True).prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0)
-    for directory in wipe_dirs:
-        wipe(directory)
-    random.seed(0)  # every run starts from the same random state: reruns reproduce
-    gc.collect()
-    gc.freeze()
-    send(channel_out, {"ready": True, "pid": os.getpid(), "python": sys.version.split()[0]})
+def serve_shared(channel_in, channel_out, work_dir, wipe_dirs):
+    """The shared design: read each request here, run it in one forked child."""
     while True:
         try:
             request = receive(channel_in)
@@ -560,6 +1218,40 @@ def main():
         reply = serve_run(request, work_dir, wipe_dirs)
         reply["nonce"] = nonce
         send(channel_out, reply)
+
+
+def main():
+    options = parse_arguments(sys.argv[1:])
+    work_dir, wipe_dirs = options["work"], options["wipe"]
+    channel_in, channel_out = os.dup(0), os.dup(1)
+    null = os.open(os.devnull, os.O_RDWR)
+    os.dup2(null, 0)
+    os.dup2(null, 1)
+    if os.getpid() != 1:
+        import ctypes
+
+        ctypes.CDLL(None, use_errno=True).prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0)
+    split = options["design"] == "split"
+    filtered = harden(options["seccomp"]) if split else False
+    for directory in wipe_dirs:
+        wipe(directory)
+    random.seed(0)  # every run starts from the same random state: reruns reproduce
+    gc.collect()
+    gc.freeze()
+    send(
+        channel_out,
+        {
+            "ready": True,
+            "pid": os.getpid(),
+            "python": sys.version.split()[0],
+            "design": options["design"],
+            "seccomp": filtered,
+        },
+    )
+    if split:
+        supervise(channel_in, channel_out, work_dir, wipe_dirs)
+    else:
+        serve_shared(channel_in, channel_out, work_dir, wipe_dirs)
 
 
 if __name__ == "__main__":

@@ -32,12 +32,29 @@ def descendants(roots: set[int]) -> set[int]:
     return found
 
 
+def _children(parents: dict[int, int], of: set[int]) -> set[int]:
+    return {pid for pid, parent in parents.items() if parent in of}
+
+
 def _worker_processes(sandbox: WorkerPool) -> set[int]:
-    """The sandbox's own long-lived processes: the worker (and, for bwrap, bwrap itself)."""
+    """The sandbox's own long-lived processes: the worker (and, for bwrap, bwrap itself).
+
+    A split-design worker keeps the next run's judge forked and waiting, and
+    that judge its candidate: a sole child of the worker and its sole child
+    count as the worker's own. Anything more is a leftover.
+    """
+    parents = _parents()
     roots = set(sandbox.worker_host_pids())
+    workers = set(roots)
     if sandbox.name == "bwrap":  # bwrap runs the worker as its direct child (PID 1 inside)
-        parents = _parents()
-        roots |= {pid for pid, parent in parents.items() if parent in roots}
+        workers = _children(parents, roots)
+        roots |= workers
+    if sandbox.verdict_isolated:
+        for worker in workers:
+            standby = _children(parents, {worker})
+            if len(standby) == 1:
+                roots |= standby
+                roots |= candidate if len(candidate := _children(parents, standby)) == 1 else set()
     return roots
 
 

@@ -1,0 +1,174 @@
+"""A memory and process cap over all of a slot's processes, and how to tell it was hit.
+
+Each bwrap slot gets its own cgroup (cgroup v2 with the memory and pids
+controllers, else the v1 `memory` and `pids` hierarchies), which the worker
+and so every process of every run is started in. Runs of a slot never
+overlap, so before each run the pool sets the caps from that run's limits:
+the memory cap is the run's `memory_bytes` plus `JUDGE_ALLOWANCE` for the
+supervisor and the judge, over every process together (not per process);
+the pids cap is the run's `max_processes` plus the sandbox's own processes.
+A run whose processes the kernel's OOM killer stopped reads as "memory": the
+slot's OOM-kill count rose during the run.
+
+A Docker container already is such a cgroup (its memory limit); `DockerCgroup`
+only reads its OOM-kill count. Creating cgroups needs root (or a delegated
+subtree); where none can be made, `create_slot_cgroup` returns None and the
+pool falls back to a per-process cap (`per_process_limits`).
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import time
+from pathlib import Path
+
+ROOT = Path("/sys/fs/cgroup")
+JUDGE_ALLOWANCE = 128 << 20
+OWN_PROCESSES = 4  # bwrap, the supervisor, the judge and the candidate's first process
+log = logging.getLogger(__name__)
+
+
+def _write(path: Path, value: str) -> None:
+    with open(path, "w") as handle:
+        handle.write(value)
+
+
+def _oom_kills(path: Path, key: str) -> int:
+    try:
+        for line in path.read_text().splitlines():
+            name, _, count = line.partition(" ")
+            if name == key:
+                return int(count)
+    except (OSError, ValueError):
+        pass
+    return 0
+
+
+class SlotCgroup:
+    """The cgroup(s) of one slot: `procs_files` to join, caps to set, an OOM-kill counter to read."""
+
+    def __init__(self, directories: list[Path], version: int):
+        self.directories = directories
+        self.version = version
+
+    @property
+    def procs_files(self) -> list[str]:
+        return [str(directory / "cgroup.procs") for directory in self.directories]
+
+    def set_caps(self, memory_bytes: int, max_processes: int) -> None:
+        memory = str(memory_bytes + JUDGE_ALLOWANCE)
+        pids = str(max_processes + OWN_PROCESSES)
+        if self.version == 2:
+            (directory,) = self.directories
+            _write(directory / "memory.max", memory)
+            _write(directory / "memory.swap.max", "0")
+            _write(directory / "pids.max", pids)
+            return
+        memory_dir, pids_dir = self.directories
+        # memory+swap may never be below memory: raising, it goes first; lowering, last
+        limit, with_swap = memory_dir / "memory.limit_in_bytes", memory_dir / "memory.memsw.limit_in_bytes"
+        if not with_swap.exists():  # swap accounting off: no swap to escape into either
+            _write(limit, memory)
+        elif int(limit.read_text()) < int(memory):
+            _write(with_swap, memory)
+            _write(limit, memory)
+        else:
+            _write(limit, memory)
+            _write(with_swap, memory)
+        _write(pids_dir / "pids.max", pids)
+
+    def oom_kills(self) -> int:
+        if self.version == 2:
+            return _oom_kills(self.directories[0] / "memory.events", "oom_kill")
+        return _oom_kills(self.directories[0] / "memory.oom_control", "oom_kill")
+
+    def remove(self) -> None:
+        for directory in self.directories:
+            try:
+                directory.rmdir()
+            except OSError:
+                pass  # processes still dying in it; the next cleanup takes it
+
+
+FALLBACK_PROCESS_BYTES = 256 << 20
+
+
+def per_process_limits(memory_bytes: int, max_processes: int) -> tuple[int, int]:
+    """(bytes per process, processes) whose product stays within `memory_bytes`, without a cgroup.
+
+    The cap is the limit divided by the processes allowed, and the processes
+    allowed shrink so that no process gets less than 256 MB (a Python
+    interpreter needs about that much address space to do anything).
+    """
+    processes = max(1, min(max_processes, memory_bytes // FALLBACK_PROCESS_BYTES))
+    return memory_bytes // processes, processes
+
+
+def _v2_root() -> Path | None:
+    for candidate in (ROOT, ROOT / "unified"):
+        controllers = candidate / "cgroup.controllers"
+        if controllers.exists() and {"memory", "pids"} <= set(controllers.read_text().split()):
+            return candidate
+    return None
+
+
+def create_slot_cgroup(pool_name: str, slot: int) -> SlotCgroup | None:
+    """Make the slot's cgroup (v2, else v1 memory + pids); None where this host allows neither."""
+    name = f"lats-sandbox-{os.getpid()}-{pool_name}"
+    try:
+        v2 = _v2_root()
+        if v2 is not None:
+            parent = v2 / name
+            parent.mkdir(exist_ok=True)
+            _write(parent / "cgroup.subtree_control", "+memory +pids")
+            directory = parent / f"slot{slot}"
+            directory.mkdir(exist_ok=True)
+            return SlotCgroup([directory], 2)
+        memory, pids = ROOT / "memory", ROOT / "pids"
+        if (memory / "memory.limit_in_bytes").exists() and (pids / "cgroup.procs").exists():
+            directories = [memory / name / f"slot{slot}", pids / name / f"slot{slot}"]
+            for directory in directories:
+                directory.mkdir(parents=True, exist_ok=True)
+            return SlotCgroup(directories, 1)
+    except OSError as error:
+        log.info("no cgroup for sandbox slots here (%s): per-process memory caps instead", error)
+    return None
+
+
+def remove_pool_cgroups(pool_name: str, wait_seconds: float = 3.0) -> bool:
+    """Remove the pool's cgroup directories once their processes are gone; False if some remain."""
+    name = f"lats-sandbox-{os.getpid()}-{pool_name}"
+    parents = [ROOT / name, ROOT / "unified" / name, ROOT / "memory" / name, ROOT / "pids" / name]
+    give_up = time.monotonic() + wait_seconds
+    while True:
+        remaining = []
+        for parent in parents:
+            if not parent.is_dir():
+                continue
+            for directory in [child for child in parent.iterdir() if child.is_dir()] + [parent]:
+                try:
+                    directory.rmdir()
+                except OSError:  # the killed processes are still exiting
+                    remaining.append(directory)
+        if not remaining or time.monotonic() >= give_up:
+            return not remaining
+        time.sleep(0.05)
+
+
+class DockerCgroup:
+    """A container's own memory cgroup, found on the host, read for its OOM-kill count."""
+
+    def __init__(self, container_id: str):
+        candidates = [
+            ROOT / "memory" / "docker" / container_id / "memory.oom_control",
+            ROOT / "system.slice" / f"docker-{container_id}.scope" / "memory.events",
+            ROOT / "docker" / container_id / "memory.events",
+        ]
+        self.path = next((path for path in candidates if path.exists()), None)
+
+    def oom_kills(self) -> int:
+        if self.path is None:
+            return 0
+        key = "oom_kill"
+        return _oom_kills(self.path, key)

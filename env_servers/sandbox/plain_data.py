@@ -1,0 +1,107 @@
+"""Plain data across the judge/candidate boundary (standard library only).
+
+Only None, bool, int, float, complex, str, bytes, list, tuple, dict, set and
+frozenset (nested) cross, as JSON text: JSON's own scalars and arrays for
+None, bool, int, float (NaN and infinities included), str and list, and a
+one-key object for the rest ({"t": tuple items}, {"d": [[key, value], ...]},
+{"s": set items}, {"f": frozenset items}, {"b": bytes as latin-1 text},
+{"c": [real, imag]}, {"i": hex} for ints too long for decimal text).
+
+`to_json` runs where the value was made (the candidate): a subclass of a plain
+type crosses as its base type (an IntEnum as an int, a namedtuple as a tuple,
+a Counter as a dict); anything else raises `NotPlainData` naming the type.
+`from_json` runs in the judge and trusts nothing: any object that is not one
+of the tags above raises ValueError, and what comes out is always built from
+the plain types themselves, so no `__eq__` of the sender's survives the trip.
+
+This file is also prepended to the sandbox worker's source (see channel.py).
+"""
+
+import json as _plain_json
+
+
+class NotPlainData(Exception):
+    """A value that cannot cross to the judge; the message names its type."""
+
+
+def _tagged(tag, items):
+    return {tag: items}
+
+
+def _plain(value, depth):
+    if depth > 200:
+        raise NotPlainData("data nested more than 200 levels deep")
+    kind = type(value)
+    if value is None or kind is bool or kind is str or kind is float:
+        return value
+    if kind is int:
+        return value if -(1 << 2000) < value < (1 << 2000) else {"i": hex(value)}
+    if kind is list:
+        return [_plain(item, depth + 1) for item in value]
+    if kind is tuple:
+        return {"t": [_plain(item, depth + 1) for item in value]}
+    if kind is dict:
+        return {"d": [[_plain(key, depth + 1), _plain(item, depth + 1)] for key, item in value.items()]}
+    if kind is set:
+        return {"s": [_plain(item, depth + 1) for item in value]}
+    if kind is frozenset:
+        return {"f": [_plain(item, depth + 1) for item in value]}
+    if kind is bytes:
+        return {"b": value.decode("latin-1")}
+    if kind is complex:
+        return {"c": [value.real, value.imag]}
+    for base in (bool, int, float, str, bytes, complex, list, tuple, dict, frozenset, set):
+        if isinstance(value, base):  # a subclass: cross as its base type
+            return _plain(base(value), depth)
+    raise NotPlainData("a %s object" % _type_name(value))
+
+
+def _type_name(value):
+    try:
+        return type(value).__qualname__
+    except BaseException:
+        return "unnamed"
+
+
+def to_json(value):
+    """`value` as JSON text; NotPlainData if any part of it is not plain data."""
+    try:
+        return _plain_json.dumps(_plain(value, 0), separators=(",", ":"))
+    except RecursionError:
+        raise NotPlainData("data nested too deeply (or containing itself)") from None
+
+
+def _from_tag(pairs):
+    if len(pairs) != 1:
+        raise ValueError("a plain-data object has exactly one tag")
+    tag, items = pairs[0]
+    if tag == "t" and type(items) is list:
+        return tuple(items)
+    if tag == "d" and type(items) is list:
+        result = {}
+        for pair in items:
+            if type(pair) is not list or len(pair) != 2:
+                raise ValueError("a dict crosses as [key, value] pairs")
+            result[pair[0]] = pair[1]
+        return result
+    if tag == "s" and type(items) is list:
+        return set(items)
+    if tag == "f" and type(items) is list:
+        return frozenset(items)
+    if tag == "b" and type(items) is str:
+        return items.encode("latin-1")
+    if tag == "c" and type(items) is list and len(items) == 2:
+        real, imag = items
+        if type(real) in (int, float) and type(imag) in (int, float):
+            return complex(real, imag)
+    if tag == "i" and type(items) is str:
+        return int(items, 16)
+    raise ValueError("unknown plain-data tag %r" % (tag[:20],))
+
+
+def from_json(text):
+    """The plain value encoded in `text`; ValueError (or TypeError) for anything else."""
+    try:
+        return _plain_json.loads(text, object_pairs_hook=_from_tag)
+    except RecursionError:
+        raise ValueError("plain data nested too deeply") from None
