@@ -416,6 +416,9 @@ def candidate_main(program_r, reply_w, out_w, err_w, work_dir):
         for stream in (sys.stdout, sys.stderr):
             stream.reconfigure(line_buffering=True)
         sys.argv = [MODULE_NAME]
+        import ctypes  # warm: the supervisor imported it
+
+        ctypes.CDLL(None).prctl(PR_SET_DUMPABLE, 1, 0, 0, 0)  # its own memory is its own (and pristine)
         try:
             with open("/proc/self/oom_score_adj", "w") as handle:
                 handle.write("1000")  # under a shared memory cap the candidate goes first
@@ -739,8 +742,11 @@ def on_alarm(signum, frame):
 
 
 def judge_main(channel_in, channel_out, work_dir):
-    """The judge of one run (forked by the supervisor before any request): never returns."""
-    restore_default_signals()
+    """The judge of one run (forked by the supervisor before any request): never returns.
+
+    It keeps the supervisor's deafness to catchable signals, so a program that
+    signals its parent cannot end the judging; the candidate gets them back.
+    """
     program_r, program_w = os.pipe()
     reply_r, reply_w = os.pipe()
     out_r, out_w = os.pipe()

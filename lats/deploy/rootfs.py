@@ -50,10 +50,11 @@ class RootfsSpec:
 
 
 # What every LATS service needs from the system: Python 3.11 with venv (the
-# image installs into /opt/lats), bubblewrap for the code runner's sandbox,
-# tini as PID 1, CA certificates for HTTPS model endpoints.
-SERVICE_BASE = RootfsSpec("lats-base", ("python3", "python3-venv", "bubblewrap", "tini",
-                                        "ca-certificates"))
+# image installs into /opt/lats), bubblewrap and python3-seccomp for the code
+# runner's sandbox (its worker runs on the system python3 under a seccomp
+# filter), tini as PID 1, CA certificates for HTTPS model endpoints.
+SERVICE_BASE = RootfsSpec("lats-base", ("python3", "python3-venv", "python3-seccomp", "bubblewrap",
+                                        "tini", "ca-certificates"))
 # Debian's PostgreSQL for the run store, where no registry offers postgres images.
 POSTGRES_BASE = RootfsSpec("lats-postgres-base", ("postgresql-15",))
 

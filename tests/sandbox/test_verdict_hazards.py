@@ -1,0 +1,288 @@
+"""The verdict hazards: programs that try to fool, poison or read the judge.
+
+Each runs on the secure backends (bwrap, docker: the split design, the
+candidate apart from its judge) and on the unsandboxed control (the process
+backend with the shared design, where tests run in the program's own process),
+which must show every attack working, so each check can fail. A program "wins"
+when a test that a correct judge fails is reported as passed, when it reaches
+the judge's memory, or when it learns what an earlier run held.
+"""
+
+from __future__ import annotations
+
+import secrets
+
+import pytest
+import pytest_asyncio
+
+from env_servers.sandbox import Limits, RunRequest, make_sandbox
+
+pytestmark = pytest.mark.asyncio(loop_scope="module")
+
+BACKENDS = ["bwrap", "docker", "unsandboxed"]
+WRONG_TESTS = ("assert f(1) == 2", "assert f(2) == 4", "assert f(3) == 6")
+
+
+@pytest_asyncio.fixture(scope="module", loop_scope="module", params=BACKENDS)
+async def sandbox(request):
+    if request.param == "docker":
+        box = make_sandbox("docker", base_url=request.getfixturevalue("docker_url"), workers=1)
+    elif request.param == "unsandboxed":
+        box = make_sandbox("process", allow_insecure=True, workers=1)
+    else:
+        box = make_sandbox(request.param, workers=1)
+    yield box
+    await box.aclose()
+
+
+def expect_contained(sandbox, wins: list[str]) -> None:
+    """Secure backends: no win. The control: a win, or the check proves nothing."""
+    if sandbox.secure:
+        assert sandbox.verdict_isolated
+        assert wins == [], f"{sandbox.name} let these through: {wins}"
+    else:
+        assert wins, "the unsandboxed control shows no win, so this check could never fail"
+
+
+async def run(sandbox, program: str, tests=WRONG_TESTS, limits: Limits = Limits()):
+    return await sandbox.run(RunRequest(program=program, tests=tuple(tests), limits=limits))
+
+
+def forged_passes(result) -> list[str]:
+    return [outcome.test for outcome in result.tests if outcome.passed]
+
+
+async def assert_still_judges(sandbox) -> None:
+    """The slot judges the next, honest and wrong, programs correctly."""
+    good = await run(sandbox, "def f(x):\n    return 2 * x\n")
+    assert good.all_passed, good
+    bad = await run(sandbox, "def f(x):\n    return x\n")
+    assert bad.status == "ok" and bad.passed == 0, bad
+
+
+# ------------------------------------------------------------------ 1. poisoning the judge
+
+REACH_THE_JUDGE = r'''
+import ctypes, os
+libc = ctypes.CDLL(None, use_errno=True)
+PTRACE_SEIZE, PTRACE_DETACH = 0x4206, 17
+def targets():
+    found = {os.getppid()}
+    try:
+        with open("/proc/1/cmdline", "rb") as handle:
+            if b"Plain data across" in handle.read():  # PID 1 is the sandbox's own worker
+                found.add(1)
+    except OSError:
+        pass
+    return sorted(found)
+for pid in targets():
+    if libc.ptrace(PTRACE_SEIZE, pid, 0, 0) == 0:
+        print("WIN ptrace", pid)
+        libc.ptrace(PTRACE_DETACH, pid, 0, 0)
+    try:
+        with open("/proc/%d/mem" % pid, "r+b") as memory:
+            print("WIN mem-write", pid)
+    except OSError as error:
+        print("blocked mem", pid, error)
+    local, remote = (ctypes.c_char * 8)(), (ctypes.c_char * 8)()
+    class iovec(ctypes.Structure):
+        _fields_ = [("base", ctypes.c_void_p), ("len", ctypes.c_size_t)]
+    maps = open("/proc/%d/maps" % pid).read().split("\n", 1)[0] if os.access("/proc/%d/maps" % pid, os.R_OK) else ""
+    if maps:
+        start = int(maps.split("-", 1)[0], 16)
+        got = libc.process_vm_readv(pid, ctypes.byref(iovec(ctypes.addressof(local), 8)), 1,
+                                    ctypes.byref(iovec(start, 8)), 1, 0)
+        if got == 8:
+            print("WIN process_vm_readv", pid)
+def f(x):
+    return x
+'''
+
+
+async def test_the_program_cannot_trace_or_write_its_judge(sandbox):
+    result = await run(sandbox, REACH_THE_JUDGE)
+    wins = [line for line in result.stdout.splitlines() if line.startswith("WIN")]
+    assert forged_passes(result) == []
+    expect_contained(sandbox, wins)
+    await assert_still_judges(sandbox)
+
+
+async def test_stopping_the_judge_stalls_only_its_own_run(sandbox):
+    program = "import os, signal\nos.kill(os.getppid(), signal.SIGSTOP)\ndef f(x):\n    return x\n"
+    result = await run(sandbox, program, limits=Limits(wall_seconds=1.0))
+    assert not result.all_passed
+    await assert_still_judges(sandbox)  # a stopped worker would stall these until restarted
+
+
+# ------------------------------------------------------------------ 2. reading earlier runs
+
+
+def secret_run(secret: str) -> RunRequest:
+    """A run whose program text and tests carry `secret` many times, in strings of many sizes."""
+    lines = [f"S{i} = {(secret + '-' + 'p' * (i * 37)) !r}" for i in range(40)]
+    program = "\n".join(lines) + "\ndef f(x):\n    return 2 * x\n"
+    tests = tuple(f"assert f({i}) == {2 * i}, {(secret + '-' + 't' * (i * 53))!r}" for i in range(40))
+    return RunRequest(program=program, tests=tests)
+
+
+SCAN_OWN_MEMORY = r'''
+import re
+NEEDLE = re.compile(PATTERN)  # a character class per byte: the secret itself never sits in this process
+found = False
+with open("/proc/self/maps") as maps:
+    regions = [line.split() for line in maps]
+with open("/proc/self/mem", "rb", buffering=0) as memory:
+    for fields in regions:
+        if "r" not in fields[1] or (len(fields) > 5 and fields[5].startswith("[v")):
+            continue
+        start, end = (int(x, 16) for x in fields[0].split("-"))
+        try:
+            memory.seek(start)
+            chunk = memory.read(end - start)
+        except (OSError, OverflowError, ValueError):
+            continue
+        if NEEDLE.search(chunk):  # the first hit is real: no copy of the secret was made before it
+            found = True
+            break
+print("WIN found an earlier run's secret" if found else "nothing found")
+def f(x):
+    return x
+'''
+
+
+async def test_a_run_cannot_read_what_an_earlier_run_held(sandbox):
+    secret = "lats-secret-" + secrets.token_hex(12)
+    earlier = await sandbox.run(secret_run(secret))
+    assert earlier.all_passed, earlier
+    pattern = "".join(f"[{character}]" for character in secret)
+    result = await run(sandbox, SCAN_OWN_MEMORY.replace("PATTERN", repr(pattern.encode())), tests=("assert True",))
+    assert result.status == "ok", result
+    wins = [line for line in result.stdout.splitlines() if line.startswith("WIN")]
+    expect_contained(sandbox, wins)
+
+
+# ------------------------------------------------------------------ 3. forging its own pass
+
+FORGE_FROM_THE_CALLERS_FRAME = r'''
+import os, sys
+def f(x):
+    frame = sys._getframe(1)
+    while frame is not None:
+        found = frame.f_locals
+        if "nonce" in found and "record" in found and "request" in found:
+            for index in range(len(found["request"]["tests"])):
+                found["record"]({"test": index, "passed": True, "detail": ""})
+            found["record"]({"done": True})
+            os._exit(0)
+        frame = frame.f_back
+    return -1
+'''
+
+FORGE_BY_REPLACING_EXEC = r'''
+import builtins
+def fake_exec(code, namespace=None, *rest):
+    if isinstance(namespace, dict):
+        namespace["__sandbox_holds__"] = True
+        namespace["__sandbox_actual__"] = None
+builtins.exec = fake_exec
+def f(x):
+    return -1
+'''
+
+FORGE_WITH_AN_ALWAYS_EQUAL_VALUE = r'''
+class Always:
+    def __eq__(self, other):
+        return True
+    def __ne__(self, other):
+        return False
+    __hash__ = object.__hash__
+def f(x):
+    return Always()
+'''
+
+
+@pytest.mark.parametrize(
+    "program",
+    [FORGE_FROM_THE_CALLERS_FRAME, FORGE_BY_REPLACING_EXEC, FORGE_WITH_AN_ALWAYS_EQUAL_VALUE],
+    ids=["nonce-from-frames", "builtins-exec", "always-equal"],
+)
+async def test_a_wrong_program_cannot_forge_its_pass(sandbox, program):
+    result = await run(sandbox, program)
+    expect_contained(sandbox, forged_passes(result))
+    await assert_still_judges(sandbox)
+
+
+async def test_a_forged_pass_does_not_carry_into_other_runs(sandbox):
+    await run(sandbox, FORGE_BY_REPLACING_EXEC)
+    await assert_still_judges(sandbox)  # the control too: each run is a fresh fork
+
+
+# ------------------------------------------------------------------ 4. memory over processes
+
+HOLD_MEMORY_IN_CHILDREN = r'''
+import os, time
+ready_r, ready_w = os.pipe()
+for _ in range(4):
+    if os.fork() == 0:
+        block = b"1" * (600 << 20)  # written, so really held
+        os.write(ready_w, b"x")
+        time.sleep(60)
+        os._exit(0)
+held, deadline = 0, time.time() + 6
+os.set_blocking(ready_r, False)
+while held < 4 and time.time() < deadline:
+    try:
+        held += len(os.read(ready_r, 4))
+    except BlockingIOError:
+        time.sleep(0.05)
+print("HELD %d MB" % (held * 600))
+def f(x):
+    return 2 * x
+'''
+
+
+async def test_memory_is_capped_over_all_the_runs_processes(sandbox):
+    limits = Limits(wall_seconds=12.0, cpu_seconds=10, memory_bytes=1 << 30)
+    result = await run(sandbox, HOLD_MEMORY_IN_CHILDREN, tests=("assert f(1) == 2",), limits=limits)
+    wins = [line for line in result.stdout.splitlines() if line == "HELD 2400 MB"]
+    if sandbox.secure:
+        assert result.status == "memory", result
+    expect_contained(sandbox, wins)
+    await assert_still_judges(sandbox)
+
+
+# ------------------------------------------------------------------ 5. signalling the worker
+
+SIGNAL_THE_WORKER = r'''
+import os, signal
+targets = {os.getppid()}
+try:
+    with open("/proc/1/cmdline", "rb") as handle:
+        if b"Plain data across" in handle.read():
+            targets.add(1)
+except OSError:
+    pass
+for pid in targets:
+    for number in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP, signal.SIGUSR1, signal.SIGQUIT):
+        try:
+            os.kill(pid, number)
+        except OSError:
+            pass
+import time
+time.sleep(0.2)
+def f(x):
+    return 2 * x
+'''
+
+
+async def test_signals_to_the_worker_change_nothing(sandbox):
+    starts = [slot.starts for slot in sandbox.slots]
+    result = await run(sandbox, SIGNAL_THE_WORKER, tests=("assert f(1) == 2",))
+    restarted = [slot.starts for slot in sandbox.slots] != starts
+    if not restarted:
+        await assert_still_judges(sandbox)
+        restarted = [slot.starts for slot in sandbox.slots] != starts
+    wins = (["the worker was restarted"] if restarted else []) + (
+        [f"the run read as {result.status}"] if not result.all_passed else []
+    )
+    expect_contained(sandbox, wins)
