@@ -136,7 +136,8 @@ class CodeRunnerDomain(Domain):
         }
         info = {"entry_point": problem.entry_point, "internal_tests": tests,
                 "tests_source": source, "sandbox": self._sandbox.name,
-                "sandbox_secure": self._sandbox.secure}
+                "sandbox_secure": self._sandbox.secure,
+                "verdict_isolated": getattr(self._sandbox, "verdict_isolated", False)}
         return ResetOutcome(state, shown, problem.task_id, info=info)
 
     async def step(self, state: State, action: str) -> StepOutcome:
@@ -146,7 +147,7 @@ class CodeRunnerDomain(Domain):
         except NoCodeFound as error:
             return StepOutcome(state, str(error), invalid_action=True)
         tests = tuple(state["tests"])
-        result = await self._run(program, tests, self.config.step_limits, "step")
+        result = await self._run(program, tests, self.config.step_limits, "step", problem.entry_point)
         passed = result.passed if result.status == STATUS_OK else 0
         text = observation(result, tests, self.config.step_limits.wall_seconds,
                            _syntax_error(result, program))
@@ -198,15 +199,18 @@ class CodeRunnerDomain(Domain):
             return tests, "docstring"
         return [smoke_test(problem.entry_point)], "smoke"
 
-    async def _run(self, program: str, tests: tuple[str, ...], limits, purpose: str) -> RunResult:
+    async def _run(self, program: str, tests: tuple[str, ...], limits, purpose: str,
+                   entry_point: str = "") -> RunResult:
         with observed_run(self._sandbox.name, purpose) as observed:
-            result = await self._sandbox.run(RunRequest(program=program, tests=tests,
-                                                        limits=limits))
+            result = await self._sandbox.run(RunRequest(
+                program=program, tests=tests, limits=limits,
+                entry_points=(entry_point,) if entry_point else ()))
             observed.status, observed.all_passed = result.status, result.all_passed
         return result
 
     async def _hidden_run(self, problem: Problem, program: str) -> RunResult:
-        return await self._run(program, problem.hidden_tests, self.config.score_limits, "hidden")
+        return await self._run(program, problem.hidden_tests, self.config.score_limits, "hidden",
+                               problem.entry_point)
 
 
 def _as_text(reply: str) -> str:

@@ -27,11 +27,18 @@ class Limits:
 
 @dataclass(frozen=True)
 class RunRequest:
-    """A full Python program and the tests (assert statements or small blocks) to run after it."""
+    """A full Python program and the tests (assert statements or small blocks) to run after it.
+
+    entry_points: the program's functions the tests are about. The tests see
+    the program's names, except those that shadow a builtin (so a program
+    cannot replace the `abs` or `len` a test relies on); an entry point is
+    seen even then (a task whose function is called `sum`).
+    """
 
     program: str
     tests: tuple[str, ...]
     limits: Limits = Limits()
+    entry_points: tuple[str, ...] = ()
 
 
 @dataclass

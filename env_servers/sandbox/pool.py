@@ -41,6 +41,8 @@ def validate(request: RunRequest) -> None:
         raise ValueError("RunRequest.program must be a str of Python source")
     if not isinstance(request.tests, (tuple, list)) or not all(isinstance(t, str) for t in request.tests):
         raise ValueError("RunRequest.tests must be a tuple of str (one assert or block each)")
+    if not all(isinstance(name, str) and name.isidentifier() for name in request.entry_points):
+        raise ValueError("RunRequest.entry_points must be a tuple of Python identifiers")
     size = len(request.program) + sum(len(test) for test in request.tests)
     if size > MAX_SOURCE_CHARS:
         raise ValueError(f"program and tests hold {size} characters; the limit is {MAX_SOURCE_CHARS}")
@@ -115,7 +117,15 @@ class _Slot:
                 request.limits.memory_bytes, request.limits.max_processes
             )
         oom_kills = channel.oom_kills()
-        frame = encode({"nonce": nonce, "program": request.program, "tests": list(request.tests), "limits": limits})
+        frame = encode(
+            {
+                "nonce": nonce,
+                "program": request.program,
+                "tests": list(request.tests),
+                "limits": limits,
+                "entry_points": list(request.entry_points),
+            }
+        )
         reply_limit = 12 * request.limits.max_output_bytes + (4 << 20)
         started = time.monotonic()
         try:

@@ -376,9 +376,14 @@ def serve_call(namespace, message):
     try:
         return ["ok", _plain(result, 0)]
     except NotPlainData as error:
-        return ["unjudgeable", str(error)]
+        description = str(error)
     except BaseException as error:
-        return ["unjudgeable", "a value the judge cannot read (%s)" % type(error).__name__]
+        description = "a value the judge cannot read (%s)" % type(error).__name__
+    try:
+        truth = bool(result)  # as much as `assert f(x)` needs; the program could return True as well
+    except BaseException:
+        truth = None
+    return ["opaque", description, truth]
 
 
 def flush_output():
@@ -575,10 +580,11 @@ class CandidateLink:
             return reply[1]
         if kind == "raised" and len(reply) == 4:
             raise rebuilt_exception(reply[1], reply[2], reply[3])
-        if kind == "unjudgeable" and len(reply) == 2:
-            raise Unjudgeable(
+        if kind == "opaque" and len(reply) == 3 and reply[2] in (True, False, None):
+            return Opaque(
                 "%s() returned %s; only plain data (None, bool, int, float, complex, str, bytes, list, "
-                "tuple, dict, set, frozenset) can be judged" % (name, str(reply[1])[:200])
+                "tuple, dict, set, frozenset) can be judged" % (name, str(reply[1])[:200]),
+                truth=reply[2],
             )
         raise CandidateGone("the program broke the judge protocol (an unexpected reply)")
 
@@ -631,19 +637,36 @@ def rebuilt_exception(name, message, bases):
 
 
 class Opaque:
-    """A top-level name of the program whose value cannot cross; any use of it fails the test."""
+    """A value of the program's that cannot cross: only its truth (if known) is usable, any other use fails.
 
-    def __init__(self, name, description):
-        self._message = "the program's %r is %s, which cannot reach the judge: only plain data and functions cross" % (
-            name,
-            description,
-        )
+    `truth` is what bool() gave in the candidate, so `assert f(x)` can judge a
+    returned match object; comparing, indexing or iterating it fails the test
+    with `message`.
+    """
+
+    def __init__(self, message, truth=None):
+        self._message, self._truth = message, truth
 
     def _refuse(self, *args, **kwargs):
         raise Unjudgeable(self._message)
 
-    __call__ = __getattr__ = __getitem__ = __iter__ = __len__ = __bool__ = __eq__ = __ne__ = _refuse
+    def __bool__(self):
+        if self._truth is None:
+            self._refuse()
+        return self._truth
+
+    def __repr__(self):
+        return "<%s>" % self._message.split(";")[0]
+
+    __call__ = __getattr__ = __getitem__ = __iter__ = __len__ = __eq__ = __ne__ = _refuse
     __lt__ = __le__ = __gt__ = __ge__ = __contains__ = __hash__ = __add__ = __index__ = _refuse
+
+
+def unreachable(name, description):
+    return "the program's %r is %s, which cannot reach the judge: only plain data and functions cross" % (
+        name,
+        description,
+    )
 
 
 def program_proxy(link, name):
@@ -654,11 +677,12 @@ def program_proxy(link, name):
     return proxy
 
 
-def judge_namespace(link, names):
+def judge_namespace(link, names, entry_points=()):
     """The namespace the tests run in: a proxy per program function, plain values, real stdlib modules.
 
     A program name that shadows a builtin is left out, so a program cannot swap
-    the `abs`, `len` or `isinstance` a test relies on.
+    the `abs`, `len` or `isinstance` a test relies on, unless the request names
+    it as an entry point (a task whose function is called `sum`).
     """
     namespace = {"__builtins__": builtins, "__name__": "__main__"}
     stdlib = getattr(sys, "stdlib_module_names", ())
@@ -666,7 +690,9 @@ def judge_namespace(link, names):
         if not (isinstance(entry, list) and len(entry) == 3 and isinstance(entry[0], str)):
             continue
         name, kind, payload = entry
-        if not name.isidentifier() or name.startswith("__") or hasattr(builtins, name):
+        if not name.isidentifier() or name.startswith("__"):
+            continue
+        if hasattr(builtins, name) and name not in entry_points:
             continue
         if kind == "callable":
             namespace[name] = program_proxy(link, name)
@@ -677,9 +703,9 @@ def judge_namespace(link, names):
                 __import__(payload)
                 namespace[name] = sys.modules[payload]
             except BaseException:
-                namespace[name] = Opaque(name, "the module %s" % payload[:100])
+                namespace[name] = Opaque(unreachable(name, "the module %s" % payload[:100]))
         else:
-            namespace[name] = Opaque(name, str(payload)[:200])
+            namespace[name] = Opaque(unreachable(name, str(payload)[:200]))
     return namespace
 
 
@@ -787,7 +813,7 @@ def judge_main(channel_in, channel_out, work_dir):
             raise CandidateGone("the program broke the judge protocol (no program report)")
         record({"program": report[1], "detail": str(report[2])[:TRACEBACK_CHARS]})
         if report[1] == "ok":
-            namespace = judge_namespace(link, report[3])
+            namespace = judge_namespace(link, report[3], request.get("entry_points") or ())
             for index, source in enumerate(request["tests"]):
                 passed, detail, memory = run_test(source, namespace)
                 record({"test": index, "passed": passed, "detail": detail, "memory": memory})

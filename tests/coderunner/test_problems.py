@@ -78,7 +78,7 @@ async def test_every_humaneval_reference_solution_passes_its_hidden_tests(
     limits = Limits(wall_seconds=20.0, cpu_seconds=20)
     results = await asyncio.gather(*(
         sandbox.run(RunRequest(canonical_program(humaneval_records[p.task_id]), p.hidden_tests,
-                               limits)) for p in problems))
+                               limits, (p.entry_point,))) for p in problems))
     failed = [p.task_id for p, r in zip(problems, results) if not r.all_passed]
     assert failed == []
     # ...and a wrong program fails them: the check can fail.
@@ -93,6 +93,7 @@ async def test_every_sanitized_mbpp_reference_solution_passes_its_hidden_tests(s
     problems = load_problems(data_file("sanitized-mbpp.json"))
     limits = Limits(wall_seconds=20.0, cpu_seconds=20)
     results = await asyncio.gather(*(
-        sandbox.run(RunRequest(raw[p.task_id], p.hidden_tests, limits)) for p in problems))
+        sandbox.run(RunRequest(raw[p.task_id], p.hidden_tests, limits, (p.entry_point,)))
+        for p in problems))
     failed = [p.task_id for p, r in zip(problems, results) if not r.all_passed]
     assert failed == []
