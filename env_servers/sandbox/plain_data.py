@@ -63,10 +63,13 @@ def _type_name(value):
         return "unnamed"
 
 
+_ENCODER = _plain_json.JSONEncoder(separators=(",", ":"))  # made once: json.dumps(**options) makes one per call
+
+
 def to_json(value):
     """`value` as JSON text; NotPlainData if any part of it is not plain data."""
     try:
-        return _plain_json.dumps(_plain(value, 0), separators=(",", ":"))
+        return _ENCODER.encode(_plain(value, 0))
     except RecursionError:
         raise NotPlainData("data nested too deeply (or containing itself)") from None
 
@@ -99,9 +102,14 @@ def _from_tag(pairs):
     raise ValueError("unknown plain-data tag %r" % (tag[:20],))
 
 
+_DECODER = _plain_json.JSONDecoder(object_pairs_hook=_from_tag)
+
+
 def from_json(text):
     """The plain value encoded in `text`; ValueError (or TypeError) for anything else."""
+    if isinstance(text, (bytes, bytearray)):
+        text = text.decode("utf-8", "surrogatepass")
     try:
-        return _plain_json.loads(text, object_pairs_hook=_from_tag)
+        return _DECODER.decode(text)
     except RecursionError:
         raise ValueError("plain data nested too deeply") from None

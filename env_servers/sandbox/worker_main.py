@@ -38,6 +38,7 @@ import ast
 import bisect  # noqa: F401  (warm: see below)
 import builtins
 import collections  # noqa: F401
+import ctypes
 import errno
 import functools  # noqa: F401
 import gc
@@ -49,9 +50,11 @@ import os
 import random
 import re  # noqa: F401
 import resource
+import select
 import selectors
 import shutil
 import signal
+import _signal
 import stat
 import string  # noqa: F401
 import struct
@@ -64,7 +67,7 @@ import typing  # noqa: F401
 try:  # in the sandbox, plain_data.py is prepended to this source (see channel.worker_source)
     NotPlainData
 except NameError:  # imported on the host, e.g. by tests
-    from env_servers.sandbox.plain_data import NotPlainData, _plain, _plain_json, from_json, to_json
+    from env_servers.sandbox.plain_data import _ENCODER, NotPlainData, _plain, _plain_json, from_json, to_json
 
 # The modules marked F401 are imported only to warm them: model-written programs
 # import them most, and a run's child then gets them for free. They are state of
@@ -84,6 +87,9 @@ EXIT_REPLIED = 0  # the judge sent its reply
 EXIT_CHANNEL_CLOSED = 3  # the host closed the channel: the worker ends
 ALARM_MARGIN = 0.25  # the judge's own alarm fires this long after the run's deadline
 JUDGE_PROCESSES = 1  # the judge shares the candidate's uid, and so its RLIMIT_NPROC count
+
+
+LIBC = ctypes.CDLL(None, use_errno=True)  # made once here, used by every fork
 
 
 def read_exactly(fd, size):
@@ -267,6 +273,7 @@ def child_main(request, work_dir, result_fd, out_fd, err_fd):
         sys.argv = [MODULE_NAME]
         set_limits(request["limits"])
         gc.enable()
+        random.seed(0)  # every run the same random state (fork re-seeds from the OS)
     except BaseException as error:
         try:
             record({"setup_error": describe(error)})
@@ -313,11 +320,11 @@ def child_main(request, work_dir, result_fd, out_fd, err_fd):
 
 def restore_default_signals():
     """Undo the supervisor's ignoring: back to what a fresh Python interpreter has."""
-    for name in SUPERVISOR_IGNORES:
-        signal.signal(getattr(signal, name), signal.SIG_DFL)
-    signal.signal(signal.SIGINT, signal.default_int_handler)
-    signal.signal(signal.SIGPIPE, signal.SIG_IGN)
-    signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
+    for number in IGNORED_NUMBERS:  # _signal, not signal: no enum work in every fork
+        _signal.signal(number, _signal.SIG_DFL)
+    _signal.signal(int(signal.SIGINT), _signal.default_int_handler)
+    _signal.signal(int(signal.SIGPIPE), _signal.SIG_IGN)
+    _signal.signal(int(signal.SIGXFSZ), _signal.SIG_IGN)
 
 
 def candidate_frame(fd):
@@ -331,7 +338,7 @@ def candidate_frame(fd):
 
 def reply_to_judge(fd, message):
     """Send a message already made of plain data (see plain_data._plain)."""
-    body = _plain_json.dumps(message, separators=(",", ":")).encode()
+    body = _ENCODER.encode(message).encode()
     write_all(fd, HEADER.pack(len(body)) + body)
 
 
@@ -415,24 +422,27 @@ def candidate_main(program_r, reply_w, out_w, err_w, work_dir):
         for fd in (null, out_w, err_w):
             if fd > 2:
                 os.close(fd)
-        os.makedirs(work_dir, mode=0o700, exist_ok=True)
+        try:
+            os.mkdir(work_dir, 0o700)
+        except FileExistsError:
+            pass
         os.chdir(work_dir)
         os.umask(0o077)
-        for stream in (sys.stdout, sys.stderr):
-            stream.reconfigure(line_buffering=True)
         sys.argv = [MODULE_NAME]
-        import ctypes  # warm: the supervisor imported it
-
-        ctypes.CDLL(None).prctl(PR_SET_DUMPABLE, 1, 0, 0, 0)  # its own memory is its own (and pristine)
-        try:
-            with open("/proc/self/oom_score_adj", "w") as handle:
-                handle.write("1000")  # under a shared memory cap the candidate goes first
+        LIBC.prctl(PR_SET_DUMPABLE, 1, 0, 0, 0)  # its own memory is its own (and pristine)
+        try:  # under a shared memory cap the candidate goes first
+            adjust = os.open("/proc/self/oom_score_adj", os.O_WRONLY)
+            try:
+                os.write(adjust, b"1000")
+            finally:
+                os.close(adjust)
         except OSError:
             pass
         limits = dict(limits)
         limits["max_processes"] = int(limits["max_processes"]) + JUDGE_PROCESSES
         set_limits(limits)
         gc.enable()
+        random.seed(0)  # every run the same random state (fork re-seeds from the OS)
     except BaseException:
         exit_now(70)
 
@@ -482,11 +492,11 @@ class CandidateLink:
         self.stderr = Capture(output_limit)
         self.sinks = {out_r: self.stdout.feed, err_r: self.stderr.feed, reply_r: self._take_reply}
         self.inbox = bytearray()
-        self.selector = selectors.DefaultSelector()
+        self.poller = select.poll()  # lighter than a selectors object: this runs once per run
         for fd in list(self.sinks) + [call_w]:
             os.set_blocking(fd, False)
         for fd in self.sinks:
-            self.selector.register(fd, selectors.EVENT_READ)
+            self.poller.register(fd, select.POLLIN)
         self.open_fds = set(self.sinks)
 
     def _take_reply(self, data):
@@ -503,7 +513,7 @@ class CandidateLink:
         except OSError:
             data = b""
         if not data:
-            self.selector.unregister(fd)
+            self.poller.unregister(fd)
             self.open_fds.discard(fd)
             return False
         self.sinks[fd](data)
@@ -515,22 +525,23 @@ class CandidateLink:
         if remaining <= 0:
             raise RunTimeUp()
         if writing:
-            self.selector.register(self.call_w, selectors.EVENT_WRITE)
+            self.poller.register(self.call_w, select.POLLOUT)
         try:
-            events = self.selector.select(remaining)
+            events = self.poller.poll(remaining * 1000)
         finally:
             if writing:
-                self.selector.unregister(self.call_w)
+                self.poller.unregister(self.call_w)
         writable = False
-        for key, _ in events:
-            if key.fd == self.call_w:
+        for fd, _ in events:
+            if fd == self.call_w:
                 writable = True
             else:
-                self._read(key.fd)
+                self._read(fd)
         return writable
 
     def send(self, message):
-        body = to_json(message).encode()
+        """Send `message` (plain data: NotPlainData otherwise)."""
+        body = _ENCODER.encode(_plain(message, 0)).encode()
         view = memoryview(HEADER.pack(len(body)) + body)
         while view:
             try:
@@ -566,14 +577,14 @@ class CandidateLink:
     def call(self, name, args, kwargs):
         """Call the program's `name` in the candidate process; the value comes back as plain data."""
         try:
-            message = ["call", name, list(args), [[key, value] for key, value in kwargs.items()]]
-            _plain(message, 0)
+            self.send(["call", name, list(args), [[key, value] for key, value in kwargs.items()]])
         except NotPlainData as error:
             raise TypeError(
                 "%s cannot be passed to the program's %s(): only plain data (None, bool, int, float, "
                 "complex, str, bytes, list, tuple, dict, set, frozenset) crosses to it" % (error, name)
             ) from None
-        self.send(message)
+        except RecursionError:
+            raise TypeError("the arguments of %s() are nested too deeply to cross to the program" % name) from None
         reply = self.receive()
         kind = reply[0]
         if kind == "ok" and len(reply) == 2:
@@ -595,7 +606,6 @@ class CandidateLink:
                 pass
 
     def close(self):
-        self.selector.close()
         for fd in list(self.sinks) + [self.call_w]:
             try:
                 os.close(fd)
@@ -749,6 +759,7 @@ def kill_the_rest_of_the_namespace(give_up_after=2.0):
                     break
         if not alive:
             return
+        time.sleep(0.0005)  # let the killed finish dying
 
 
 def own_end(pid, grace=0.2):
@@ -793,10 +804,11 @@ def judge_main(channel_in, channel_out, work_dir):
         os._exit(EXIT_CHANNEL_CLOSED)
     nonce = request["nonce"]
     limits = request["limits"]
+    random.seed(0)  # tests that draw random inputs draw the same ones every run
     started = time.monotonic()
     deadline = started + float(limits["wall_seconds"])
-    signal.signal(signal.SIGALRM, on_alarm)  # a backstop for tests that loop in the judge itself
-    signal.setitimer(signal.ITIMER_REAL, float(limits["wall_seconds"]) + ALARM_MARGIN)
+    _signal.signal(int(signal.SIGALRM), on_alarm)  # a backstop for tests that loop in the judge itself
+    _signal.setitimer(_signal.ITIMER_REAL, float(limits["wall_seconds"]) + ALARM_MARGIN)
     link = CandidateLink(pid, program_w, reply_r, out_r, err_r, int(limits["max_output_bytes"]), deadline)
     sys.stdout, sys.stderr = _Output(link.stdout), _Output(link.stderr)
     records = []
@@ -820,25 +832,25 @@ def judge_main(channel_in, channel_out, work_dir):
         if report[1] != "memory":
             record({"done": True})
     except RunTimeUp:
-        signal.setitimer(signal.ITIMER_REAL, 0)
+        _signal.setitimer(_signal.ITIMER_REAL, 0)
         timed_out = True
     except CandidateGone as gone:
-        signal.setitimer(signal.ITIMER_REAL, 0)
+        _signal.setitimer(_signal.ITIMER_REAL, 0)
         lost = str(gone)
-    signal.setitimer(signal.ITIMER_REAL, 0)
-    signal.signal(signal.SIGALRM, signal.SIG_IGN)
+    _signal.setitimer(_signal.ITIMER_REAL, 0)
+    _signal.signal(int(signal.SIGALRM), _signal.SIG_IGN)
     status = own_end(pid) if lost else None  # how the candidate ended, when it ended by itself
     for target in (-pid, pid):
         try:
             os.kill(target, signal.SIGKILL)
         except (ProcessLookupError, PermissionError):
             pass
+    if status is None:
+        os.waitpid(pid, 0)  # blocks until it is gone, without spinning
     if os.getppid() == 1:  # a PID namespace of our own: end the run's every process before replying
         kill_the_rest_of_the_namespace()
     link.drain()
     link.close()
-    if status is None:
-        os.waitpid(pid, 0)
     died_by = os.WTERMSIG(status) if status is not None and os.WIFSIGNALED(status) else 0
     exit_code = os.WEXITSTATUS(status) if status is not None and os.WIFEXITED(status) else None
     stderr = link.stderr.text()
@@ -1015,9 +1027,7 @@ def remove_sysv_ipc():
             continue
         if not rows:
             continue
-        import ctypes
-
-        libc = ctypes.CDLL(None, use_errno=True)
+        libc = LIBC
         for row in rows:
             ident = int(row.split()[1])
             if kind == "shm":
@@ -1141,6 +1151,7 @@ DENIED_SYSCALLS = (
     "process_madvise", "pidfd_getfd", "kcmp", "settimeofday", "clock_settime", "clock_adjtime",
     "adjtimex", "vhangup", "uselib", "personality",
 )  # fmt: skip
+IGNORED_NUMBERS = tuple(int(getattr(signal, name)) for name in SUPERVISOR_IGNORES)
 CLONE_NEW_FLAGS = (0x00000080, 0x00020000, 0x02000000, 0x04000000, 0x08000000, 0x10000000, 0x20000000, 0x40000000)
 
 
@@ -1152,13 +1163,10 @@ def harden(use_seccomp):
     clone3 (whose flags it cannot see), so the C library falls back to clone.
     Syscalls of another architecture (e.g. 32-bit int 0x80) kill the process.
     """
-    import ctypes
-
-    libc = ctypes.CDLL(None, use_errno=True)
-    if libc.prctl(PR_SET_DUMPABLE, 0, 0, 0, 0) != 0:
+    if LIBC.prctl(PR_SET_DUMPABLE, 0, 0, 0, 0) != 0:
         raise OSError(ctypes.get_errno(), "prctl(PR_SET_DUMPABLE, 0) failed")
-    for name in SUPERVISOR_IGNORES:
-        signal.signal(getattr(signal, name), signal.SIG_IGN)
+    for number in IGNORED_NUMBERS:
+        _signal.signal(number, _signal.SIG_IGN)
     if not use_seccomp:
         return False
     try:
@@ -1180,6 +1188,24 @@ def harden(use_seccomp):
     rules.add_rule(seccomp.ERRNO(errno.ENOSYS), "clone3")
     rules.load()
     return True
+
+
+def warm_up():
+    """Run the judge's and the candidate's common paths once, on no request's data.
+
+    What they create lazily (codec state, compiler and ast state) then exists
+    in the supervisor already, so each run's forks do not build it again.
+    Standard streams become line-buffered here, for the candidate's output.
+    """
+    for stream in (sys.stdout, sys.stderr):  # fds 1 and 2: the candidate's pipes once it runs
+        stream.reconfigure(line_buffering=True)
+    message = ["call", "f", [1, 2.5, "x", b"y", (1,), {1: [2]}, {3}, frozenset(), None, True], [["k", 1j]]]
+    from_json(to_json(message))
+    namespace = {"__builtins__": builtins}
+    run_test("assert f(1) == 2", dict(namespace, f=lambda x: 2 * x))
+    run_test("x = [i for i in range(3)]\nassert x", namespace)
+    describe_names({"f": len, "v": [1], "m": sys})
+    exception_reply(ValueError("warm"))
 
 
 def supervise(channel_in, channel_out, work_dir, wipe_dirs):
@@ -1260,16 +1286,16 @@ def main():
     os.dup2(null, 0)
     os.dup2(null, 1)
     if os.getpid() != 1:
-        import ctypes
-
-        ctypes.CDLL(None, use_errno=True).prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0)
+        LIBC.prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0)
     split = options["design"] == "split"
     filtered = harden(options["seccomp"]) if split else False
     for directory in wipe_dirs:
         wipe(directory)
-    random.seed(0)  # every run starts from the same random state: reruns reproduce
+    if split:
+        warm_up()
     gc.collect()
     gc.freeze()
+    LIBC.malloc_trim(0)  # fewer pages for every fork to copy
     send(
         channel_out,
         {
