@@ -149,7 +149,7 @@ async def test_the_same_program_gives_the_same_result_every_time(sandbox):
 
 async def test_every_run_starts_from_the_same_random_state(sandbox):
     program = "import random\nFIRST = random.random()\ndef f():\n    return FIRST\n"
-    tests = ("assert f() == 0.8444218515250481", "import random\nassert random.random() == -1")
+    tests = ("assert f() == 0.8444218515250481", "assert __import__('random').random() == -1")
     results = [await run(sandbox, program, *tests) for _ in range(3)]
     assert all(result.tests[0].passed for result in results), results  # the program: random.seed(0)
     drawn_by_tests = {result.tests[1].detail for result in results}
