@@ -263,3 +263,22 @@ async def test_extra_task_files_become_splits(tmp_path, sandbox):
 def test_describe_states_the_domains_facts(domain):
     facts = domain.describe().facts
     assert facts.complete_answer_actions and facts.partial_credit_rewards
+
+
+FORGED_ADDS = {
+    "always-equal": "class Equal:\n    def __eq__(self, other):\n        return True\n"
+                    "def add(x: int, y: int):\n    return Equal()\n",
+    "builtins-exec": "import builtins\ndef fake_exec(code, namespace=None, *rest):\n"
+                     "    if isinstance(namespace, dict):\n        namespace['__sandbox_holds__'] = True\n"
+                     "builtins.exec = fake_exec\ndef add(x: int, y: int):\n    return x - y - 1\n",
+    "shadowed-abs": "def abs(x):\n    return 0\ndef add(x: int, y: int):\n    return x - y - 1\n",
+}
+
+
+@pytest.mark.parametrize("name", sorted(FORGED_ADDS))
+async def test_a_wrong_program_cannot_forge_its_reward_or_its_score(domain, name):
+    state = reset(domain, internal_tests=MODEL_TESTS).state
+    step = await domain.step(state, FORGED_ADDS[name])
+    assert step.reward == 0.0 and not step.terminated, step.observation
+    score = await domain.score(step.state)
+    assert not score.success and score.score == 0.0
