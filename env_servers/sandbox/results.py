@@ -35,11 +35,14 @@ _NOT_RUN = {
 
 
 def _parse_records(lines: list, nonce: str) -> list[dict]:
-    """The run's own records: anything without this run's nonce (e.g. forged by the program) is dropped."""
+    """The run's own records (JSON lines from the shared design's child, objects from a split judge).
+
+    Anything without this run's nonce (e.g. forged by the program) is dropped.
+    """
     records = []
     for line in lines:
         try:
-            record = json.loads(line)
+            record = line if isinstance(line, dict) else json.loads(line)
         except (TypeError, ValueError):
             continue
         if isinstance(record, dict) and record.get("nonce") == nonce:

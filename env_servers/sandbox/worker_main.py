@@ -85,6 +85,7 @@ PR_SET_DUMPABLE = 4
 PR_SET_CHILD_SUBREAPER = 36
 EXIT_REPLIED = 0  # the judge sent its reply
 EXIT_CHANNEL_CLOSED = 3  # the host closed the channel: the worker ends
+LIMIT_NAMES = ("wall_seconds", "cpu_seconds", "memory_bytes", "max_processes", "max_output_bytes", "max_file_bytes")
 ALARM_MARGIN = 0.25  # the judge's own alarm fires this long after the run's deadline
 JUDGE_PROCESSES = 1  # the judge shares the candidate's uid, and so its RLIMIT_NPROC count
 
@@ -413,7 +414,8 @@ def candidate_main(program_r, reply_w, out_w, err_w, work_dir):
         message = candidate_frame(program_r)
         if message is None:
             exit_now(0)
-        _, source, limits = message
+        _, source, values = message
+        limits = dict(zip(LIMIT_NAMES, values))
         os.setsid()
         null = os.open(os.devnull, os.O_RDONLY)
         os.dup2(null, 0)
@@ -438,7 +440,6 @@ def candidate_main(program_r, reply_w, out_w, err_w, work_dir):
                 os.close(adjust)
         except OSError:
             pass
-        limits = dict(limits)
         limits["max_processes"] = int(limits["max_processes"]) + JUDGE_PROCESSES
         set_limits(limits)
         gc.enable()
@@ -816,10 +817,10 @@ def judge_main(channel_in, channel_out, work_dir):
 
     def record(message):
         message["nonce"] = nonce
-        records.append(json.dumps(message))
+        records.append(message)  # the judge is trusted: records travel as objects, not text lines
 
     try:
-        link.send(["program", request["program"], limits])
+        link.send(["program", request["program"], [limits[name] for name in LIMIT_NAMES]])
         report = link.receive()
         if len(report) != 4 or report[0] != "program" or report[1] not in ("ok", "error", "syntax_error", "memory"):
             raise CandidateGone("the program broke the judge protocol (no program report)")
