@@ -6,8 +6,12 @@ import socket
 import threading
 
 import pytest
+import pytest_asyncio
 
+from env_servers.sandbox import make_sandbox
 from tests.sandbox.engines import PREPARATION, PREPARATION_TIMEOUT
+
+HAZARD_BACKENDS = ["bwrap", "docker", "unsandboxed"]
 
 
 def _needs_docker(item) -> bool:
@@ -36,6 +40,19 @@ def pytest_sessionfinish(session, exitstatus):
 @pytest.fixture(scope="session")
 def docker_url() -> str:
     return PREPARATION.wait()
+
+
+@pytest_asyncio.fixture(scope="module", loop_scope="module", params=HAZARD_BACKENDS)
+async def hazard_sandbox(request):
+    """One worker of each secure backend, and the unsandboxed control (the insecure process backend)."""
+    if request.param == "docker":
+        box = make_sandbox("docker", base_url=request.getfixturevalue("docker_url"), workers=1)
+    elif request.param == "unsandboxed":
+        box = make_sandbox("process", allow_insecure=True, workers=1)
+    else:
+        box = make_sandbox(request.param, workers=1)
+    yield box
+    await box.aclose()
 
 
 class TcpListener:

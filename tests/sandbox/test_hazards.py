@@ -16,28 +16,19 @@ import time
 from pathlib import Path
 
 import pytest
-import pytest_asyncio
 
-from env_servers.sandbox import Limits, RunRequest, make_sandbox
+from env_servers.sandbox import Limits, RunRequest
 from tests.sandbox.observe import PeakCounter, leftover_processes
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")
 
-BACKENDS = ["bwrap", "docker", "unsandboxed"]
 SHORT = Limits(wall_seconds=1.5, cpu_seconds=5)
 TIME_BOUND = 4.0  # seconds a timed-out run may take beyond its wall limit, worker cleanup included
 
 
-@pytest_asyncio.fixture(scope="module", loop_scope="module", params=BACKENDS)
-async def sandbox(request):
-    if request.param == "docker":
-        box = make_sandbox("docker", base_url=request.getfixturevalue("docker_url"), workers=1)
-    elif request.param == "unsandboxed":
-        box = make_sandbox("process", allow_insecure=True, workers=1)
-    else:
-        box = make_sandbox(request.param, workers=1)
-    yield box
-    await box.aclose()
+@pytest.fixture
+def sandbox(hazard_sandbox):
+    return hazard_sandbox
 
 
 @pytest.fixture

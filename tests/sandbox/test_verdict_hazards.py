@@ -13,26 +13,17 @@ from __future__ import annotations
 import secrets
 
 import pytest
-import pytest_asyncio
 
-from env_servers.sandbox import Limits, RunRequest, make_sandbox
+from env_servers.sandbox import Limits, RunRequest
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")
 
-BACKENDS = ["bwrap", "docker", "unsandboxed"]
 WRONG_TESTS = ("assert f(1) == 2", "assert f(2) == 4", "assert f(3) == 6")
 
 
-@pytest_asyncio.fixture(scope="module", loop_scope="module", params=BACKENDS)
-async def sandbox(request):
-    if request.param == "docker":
-        box = make_sandbox("docker", base_url=request.getfixturevalue("docker_url"), workers=1)
-    elif request.param == "unsandboxed":
-        box = make_sandbox("process", allow_insecure=True, workers=1)
-    else:
-        box = make_sandbox(request.param, workers=1)
-    yield box
-    await box.aclose()
+@pytest.fixture
+def sandbox(hazard_sandbox):
+    return hazard_sandbox
 
 
 def expect_contained(sandbox, wins: list[str]) -> None:
