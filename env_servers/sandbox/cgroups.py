@@ -51,12 +51,20 @@ class SlotCgroup:
     def __init__(self, directories: list[Path], version: int):
         self.directories = directories
         self.version = version
+        self._caps: tuple[int, int] | None = None  # the caps last written
 
     @property
     def procs_files(self) -> list[str]:
         return [str(directory / "cgroup.procs") for directory in self.directories]
 
     def set_caps(self, memory_bytes: int, max_processes: int) -> None:
+        """Cap the slot's processes together for the next run (no write when the caps are unchanged)."""
+        if self._caps == (memory_bytes, max_processes):
+            return
+        self._write_caps(memory_bytes, max_processes)
+        self._caps = (memory_bytes, max_processes)
+
+    def _write_caps(self, memory_bytes: int, max_processes: int) -> None:
         memory = str(memory_bytes + JUDGE_ALLOWANCE)
         pids = str(max_processes + OWN_PROCESSES)
         if self.version == 2:
