@@ -87,7 +87,6 @@ EXIT_REPLIED = 0  # the judge sent its reply
 EXIT_CHANNEL_CLOSED = 3  # the host closed the channel: the worker ends
 LIMIT_NAMES = ("wall_seconds", "cpu_seconds", "memory_bytes", "max_processes", "max_output_bytes", "max_file_bytes")
 ALARM_MARGIN = 0.25  # the judge's own alarm fires this long after the run's deadline
-JUDGE_PROCESSES = 1  # the judge shares the candidate's uid, and so its RLIMIT_NPROC count
 
 
 LIBC = ctypes.CDLL(None, use_errno=True)  # made once here, used by every fork
@@ -440,7 +439,8 @@ def candidate_main(program_r, reply_w, out_w, err_w, work_dir):
                 os.close(adjust)
         except OSError:
             pass
-        limits["max_processes"] = int(limits["max_processes"]) + JUDGE_PROCESSES
+        # RLIMIT_NPROC counts the uid's processes, supervisor and judge included, as it
+        # counted the worker before: the limit holds for everything the run can see.
         set_limits(limits)
         gc.enable()
         random.seed(0)  # every run the same random state (fork re-seeds from the OS)
