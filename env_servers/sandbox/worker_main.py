@@ -779,6 +779,46 @@ def on_alarm(signum, frame):
     raise RunTimeUp()
 
 
+def judge(link, request, record):
+    """Send the program, run each test against it, `record` every verdict; return (timed_out, lost)."""
+    timed_out, lost = False, ""
+    try:
+        link.send(["program", request["program"], [request["limits"][name] for name in LIMIT_NAMES]])
+        report = link.receive()
+        if len(report) != 4 or report[0] != "program" or report[1] not in ("ok", "error", "syntax_error", "memory"):
+            raise CandidateGone("the program broke the judge protocol (no program report)")
+        record({"program": report[1], "detail": str(report[2])[:TRACEBACK_CHARS]})
+        if report[1] == "ok":
+            namespace = judge_namespace(link, report[3], request.get("entry_points") or ())
+            for index, source in enumerate(request["tests"]):
+                passed, detail, memory = run_test(source, namespace)
+                record({"test": index, "passed": passed, "detail": detail, "memory": memory})
+        record({"done": True})
+    except RunTimeUp:
+        _signal.setitimer(_signal.ITIMER_REAL, 0)
+        timed_out = True
+    except CandidateGone as gone:
+        _signal.setitimer(_signal.ITIMER_REAL, 0)
+        lost = str(gone)
+    _signal.setitimer(_signal.ITIMER_REAL, 0)
+    return timed_out, lost
+
+
+def end_candidate(pid, lost):
+    """Kill the candidate and everything of the run; its wait status if it had ended by itself."""
+    status = own_end(pid) if lost else None
+    for target in (-pid, pid):
+        try:
+            os.kill(target, signal.SIGKILL)
+        except (ProcessLookupError, PermissionError):
+            pass
+    if status is None:
+        os.waitpid(pid, 0)  # blocks until it is gone, without spinning
+    if os.getppid() == 1:  # a PID namespace of our own: end the run's every process before replying
+        kill_the_rest_of_the_namespace()
+    return status
+
+
 def judge_main(channel_in, channel_out, work_dir):
     """The judge of one run (forked by the supervisor before any request): never returns.
 
@@ -813,43 +853,14 @@ def judge_main(channel_in, channel_out, work_dir):
     link = CandidateLink(pid, program_w, reply_r, out_r, err_r, int(limits["max_output_bytes"]), deadline)
     sys.stdout, sys.stderr = _Output(link.stdout), _Output(link.stderr)
     records = []
-    timed_out, lost = False, ""
 
     def record(message):
         message["nonce"] = nonce
         records.append(message)  # the judge is trusted: records travel as objects, not text lines
 
-    try:
-        link.send(["program", request["program"], [limits[name] for name in LIMIT_NAMES]])
-        report = link.receive()
-        if len(report) != 4 or report[0] != "program" or report[1] not in ("ok", "error", "syntax_error", "memory"):
-            raise CandidateGone("the program broke the judge protocol (no program report)")
-        record({"program": report[1], "detail": str(report[2])[:TRACEBACK_CHARS]})
-        if report[1] == "ok":
-            namespace = judge_namespace(link, report[3], request.get("entry_points") or ())
-            for index, source in enumerate(request["tests"]):
-                passed, detail, memory = run_test(source, namespace)
-                record({"test": index, "passed": passed, "detail": detail, "memory": memory})
-        if report[1] != "memory":
-            record({"done": True})
-    except RunTimeUp:
-        _signal.setitimer(_signal.ITIMER_REAL, 0)
-        timed_out = True
-    except CandidateGone as gone:
-        _signal.setitimer(_signal.ITIMER_REAL, 0)
-        lost = str(gone)
-    _signal.setitimer(_signal.ITIMER_REAL, 0)
+    timed_out, lost = judge(link, request, record)
     _signal.signal(int(signal.SIGALRM), _signal.SIG_IGN)
-    status = own_end(pid) if lost else None  # how the candidate ended, when it ended by itself
-    for target in (-pid, pid):
-        try:
-            os.kill(target, signal.SIGKILL)
-        except (ProcessLookupError, PermissionError):
-            pass
-    if status is None:
-        os.waitpid(pid, 0)  # blocks until it is gone, without spinning
-    if os.getppid() == 1:  # a PID namespace of our own: end the run's every process before replying
-        kill_the_rest_of_the_namespace()
+    status = end_candidate(pid, lost)
     link.drain()
     link.close()
     died_by = os.WTERMSIG(status) if status is not None and os.WIFSIGNALED(status) else 0
@@ -871,6 +882,8 @@ def judge_main(channel_in, channel_out, work_dir):
         send(channel_out, reply)
     finally:
         os._exit(EXIT_REPLIED)
+
+
 # ---------------------------------------------------------------- housekeeping, and the shared design's run
 
 
