@@ -8,7 +8,9 @@ tmpfs /dev/shm, everything else read-only, no /etc, /root or /home, a cleared
 environment. bwrap itself runs as an unprivileged per-slot uid when the host is
 root (root inside would be real root), dies with its parent, and starts a new
 session (no terminal injection). As root, each slot also gets its own cgroup
-(cgroups.py): one memory and pids cap over all its processes, set per run.
+(cgroups.py): one memory and pids cap over all its processes, set per run; and
+bwrap runs in a two-uid user namespace made for it (userns.py), so the
+candidate runs under a uid apart from its supervisor and judge.
 """
 
 from __future__ import annotations
@@ -28,6 +30,7 @@ from env_servers.sandbox.channel import (
     worker_source,
 )
 from env_servers.sandbox.uids import allocate_uid, running_as_root
+from env_servers.sandbox.userns import CANDIDATE_UID, MAPPED_UIDS, capability_arguments, helper_argv, map_and_release
 
 WORK_DIR = "/tmp/work"
 SANDBOX_ENV = {
@@ -70,20 +73,36 @@ class BwrapLauncher(Launcher):
         self.pool_name = uuid.uuid4().hex[:12]
         self._source = worker_source()
 
+    @property
+    def candidate_uid_apart(self) -> bool:
+        """True when the candidate runs under a uid of its own (the host is root; see userns.py)."""
+        return running_as_root() and self.design == "split"
+
     def slot_uid(self, slot: int) -> int | None:
         if not running_as_root():
             return None
         if slot not in self._uids:
-            self._uids[slot] = allocate_uid()
+            self._uids[slot] = allocate_uid(MAPPED_UIDS if self.candidate_uid_apart else 1)
         return self._uids[slot]
+
+    def slot_host_uids(self, slot: int) -> list[int]:
+        first = self.slot_uid(slot)
+        if first is None:
+            return []
+        return list(range(first, first + (MAPPED_UIDS if self.candidate_uid_apart else 1)))
 
     def argv(self) -> list[str]:
         environment = [arg for key, value in SANDBOX_ENV.items() for arg in ("--setenv", key, value)]
-        return [
+        if self.candidate_uid_apart:  # in the helper's user namespace: bwrap makes every other namespace
+            namespaces = ["--unshare-pid", "--unshare-net", "--unshare-ipc", "--unshare-uts", "--unshare-cgroup"]
+            namespaces += capability_arguments()
+            shared_dirs, worker = "01777", ["--candidate-uid", str(CANDIDATE_UID)]
+        else:  # bwrap's own one-uid user namespace
+            namespaces = ["--unshare-all", "--unshare-user", "--disable-userns"]
+            shared_dirs, worker = "0700", []
+        argv = [
             self.bwrap,
-            "--unshare-all",
-            "--unshare-user",
-            "--disable-userns",
+            *namespaces,
             "--die-with-parent",
             "--new-session",
             "--as-pid-1",
@@ -95,16 +114,17 @@ class BwrapLauncher(Launcher):
             "--symlink", "usr/lib64", "/lib64",
             "--proc", "/proc",
             "--dev", "/dev",
-            "--size", str(self.shm_bytes), "--tmpfs", "/dev/shm",
+            "--size", str(self.shm_bytes), "--perms", "01777" if self.candidate_uid_apart else "0755", "--tmpfs", "/dev/shm",
             "--remount-ro", "/dev",
-            "--size", str(self.tmp_bytes), "--perms", "0700", "--tmpfs", "/tmp",
+            "--size", str(self.tmp_bytes), "--perms", shared_dirs, "--tmpfs", "/tmp",
             "--remount-ro", "/",
             "--chdir", "/tmp",
             "--clearenv",
             *environment,
             self.python, "-I", "-c", self._source,
-            "--work", WORK_DIR, "--wipe", "/tmp", "--wipe", "/dev/shm", *design_arguments(self.design),
+            "--work", WORK_DIR, "--wipe", "/tmp", "--wipe", "/dev/shm", *design_arguments(self.design), *worker,
         ]  # fmt: skip
+        return helper_argv(argv) if self.candidate_uid_apart else argv
 
     def slot_cgroup(self, slot: int):
         """The slot's cgroup (made once), or None where this host allows none."""
@@ -113,9 +133,19 @@ class BwrapLauncher(Launcher):
         return self._cgroups[slot]
 
     async def start(self, slot: int) -> WorkerChannel:
-        return await start_subprocess_worker(
-            self.argv(), uid=self.slot_uid(slot), env={"PATH": "/usr/bin:/bin"}, cgroup=self.slot_cgroup(slot)
+        if not self.candidate_uid_apart:
+            return await start_subprocess_worker(
+                self.argv(), uid=self.slot_uid(slot), env={"PATH": "/usr/bin:/bin"}, cgroup=self.slot_cgroup(slot)
+            )
+        channel = await start_subprocess_worker(
+            self.argv(), uid=None, env={"PATH": "/usr/bin:/bin"}, cgroup=self.slot_cgroup(slot)
         )
+        try:
+            await map_and_release(channel.process, self.slot_uid(slot))
+        except (SandboxUnavailable, OSError) as error:
+            await channel.kill()
+            raise SandboxUnavailable(f"{error}; its stderr: {channel.diagnostics().strip() or '(empty)'}") from None
+        return channel
 
     async def aclose(self) -> None:
         if any(self._cgroups.values()):

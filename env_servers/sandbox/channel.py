@@ -174,8 +174,18 @@ class Launcher(abc.ABC):
     async def start(self, slot: int) -> WorkerChannel: ...
 
     def slot_uid(self, slot: int) -> int | None:
-        """The host uid the slot's sandboxed processes run as (None: the caller's own)."""
+        """The host uid the slot's supervisor runs as (None: the caller's own)."""
         return None
+
+    @property
+    def candidate_uid_apart(self) -> bool:
+        """True when the candidate runs under a uid apart from its supervisor and judge."""
+        return False
+
+    def slot_host_uids(self, slot: int) -> list[int]:
+        """Every host uid the slot's processes may run as (the candidate's included)."""
+        uid = self.slot_uid(slot)
+        return [] if uid is None else [uid]
 
     async def aclose(self) -> None:
         """Release what the launcher holds (images, clients); idempotent."""

@@ -195,6 +195,7 @@ class WorkerPool(Sandbox):
         self.name = launcher.name
         self.secure = launcher.secure
         self.verdict_isolated = launcher.verdict_isolated
+        self.candidate_uid_apart = launcher.candidate_uid_apart
         self.recycle_after = recycle_after
         self.start_timeout = start_timeout
         self.reply_grace = reply_grace
@@ -226,6 +227,10 @@ class WorkerPool(Sandbox):
             raise
         finally:
             free.put_nowait(slot)
+
+    def host_uids(self) -> list[int]:
+        """Every host uid the sandbox's processes may run as (for host-side checks)."""
+        return [uid for slot in self.slots for uid in self.launcher.slot_host_uids(slot.index)]
 
     def slot_uids(self) -> list[int | None]:
         """Host uid of each slot's sandboxed processes (None: the caller's own uid)."""

@@ -20,10 +20,15 @@ def running_as_root() -> bool:
     return os.geteuid() == 0
 
 
-def allocate_uid() -> int:
-    """A fresh unprivileged uid for one slot of this process."""
+def allocate_uid(count: int = 1) -> int:
+    """The first of `count` fresh consecutive unprivileged uids for one slot of this process."""
     block = UID_BASE + (os.getpid() % 1_000_000) * UIDS_PER_PROCESS
-    return block + next(_next) % UIDS_PER_PROCESS
+    while True:
+        first = next(_next) % UIDS_PER_PROCESS
+        for _ in range(count - 1):
+            next(_next)
+        if first + count <= UIDS_PER_PROCESS:  # a run that wraps past the block's end is skipped
+            return block + first
 
 
 def processes_of_uid(uid: int) -> list[int]:

@@ -90,6 +90,32 @@ ALARM_MARGIN = 0.25  # the judge's own alarm fires this long after the run's dea
 
 
 LIBC = ctypes.CDLL(None, use_errno=True)  # made once here, used by every fork
+CANDIDATE_UID = None  # --candidate-uid: the uid the candidate switches to (set once, at startup)
+CAP_KILL = 5
+
+
+class _CapHeader(ctypes.Structure):
+    _fields_ = [("version", ctypes.c_uint32), ("pid", ctypes.c_int)]
+
+
+class _CapData(ctypes.Structure):
+    _fields_ = [("effective", ctypes.c_uint32), ("permitted", ctypes.c_uint32), ("inheritable", ctypes.c_uint32)]
+
+
+def keep_only_kill():
+    """Drop every capability but CAP_KILL (the judge must end the candidate, which has another uid)."""
+    header = _CapHeader(0x20080522, 0)  # _LINUX_CAPABILITY_VERSION_3
+    data = (_CapData * 2)()
+    data[0].effective = data[0].permitted = 1 << CAP_KILL
+    if LIBC.capset(ctypes.byref(header), data) != 0:
+        raise OSError(ctypes.get_errno(), "capset failed")
+
+
+def become_candidate_uid():
+    """The candidate's first act when it has a uid of its own: switch to it, losing every capability."""
+    os.setgroups([])
+    os.setresgid(CANDIDATE_UID, CANDIDATE_UID, CANDIDATE_UID)
+    os.setresuid(CANDIDATE_UID, CANDIDATE_UID, CANDIDATE_UID)
 
 
 def read_exactly(fd, size):
@@ -405,6 +431,8 @@ def candidate_main(program_r, reply_w, out_w, err_w, work_dir):
     """The candidate process (forked before the judge read any request): never returns."""
     exit_now = os._exit
     try:
+        if CANDIDATE_UID is not None:
+            become_candidate_uid()
         restore_default_signals()
         keep = sorted({0, 1, 2, program_r, reply_w, out_w, err_w})
         for low, high in zip(keep, keep[1:] + [1 << 16]):
@@ -439,8 +467,12 @@ def candidate_main(program_r, reply_w, out_w, err_w, work_dir):
                 os.close(adjust)
         except OSError:
             pass
-        # RLIMIT_NPROC counts the uid's processes, supervisor and judge included, as it
-        # counted the worker before: the limit holds for everything the run can see.
+        # RLIMIT_NPROC counts the uid's processes: with a uid of its own, the judge is
+        # not among them but is a process of the run; with a shared uid, supervisor and
+        # judge are counted (as the worker was before). Either way the run sees at most
+        # max_processes of its own.
+        if CANDIDATE_UID is not None:
+            limits["max_processes"] = max(1, int(limits["max_processes"]) - 1)
         set_limits(limits)
         gc.enable()
         random.seed(0)  # every run the same random state (fork re-seeds from the OS)
@@ -837,6 +869,8 @@ def judge_main(channel_in, channel_out, work_dir):
             os._exit(70)
     for fd in (program_r, reply_w, out_w, err_w):
         os.close(fd)
+    if CANDIDATE_UID is not None:
+        keep_only_kill()
     try:
         request = receive(channel_in)
     except (ValueError, OSError):
@@ -1029,27 +1063,58 @@ def reset_metadata(directory):
 
 
 def remove_sysv_ipc():
-    """Drop System V shared memory, queues and semaphores a run created (they outlive processes)."""
-    for kind in ("shm", "msg", "sem"):
+    """Drop System V shared memory, queues and semaphores a run created (they outlive processes).
+
+    Only an object's owner may remove it. When the candidate has a uid of its
+    own, a short-lived child switches to that uid to do it: the supervisor
+    itself never changes its credentials, which would also clear the
+    parent-death signal that ends it with its sandbox.
+    """
+    found = [(kind, rows) for kind, rows in ((kind, sysv_ipc_ids(kind)) for kind in ("shm", "msg", "sem")) if rows]
+    if not found:
+        return
+    if CANDIDATE_UID is None:
+        remove_sysv_ids(found)
+        return
+    pid = os.fork()
+    if pid == 0:
         try:
-            fd = os.open("/proc/sysvipc/" + kind, os.O_RDONLY)
-            try:
-                rows = os.read(fd, 1 << 20).decode().splitlines()[1:]
-            finally:
-                os.close(fd)
-        except OSError:
+            os.setresuid(CANDIDATE_UID, CANDIDATE_UID, CANDIDATE_UID)
+            remove_sysv_ids(found)
+        finally:
+            os._exit(0)
+    while True:
+        try:
+            os.waitpid(pid, 0)
+            return
+        except InterruptedError:
             continue
-        if not rows:
-            continue
-        libc = LIBC
-        for row in rows:
-            ident = int(row.split()[1])
+        except ChildProcessError:
+            return
+
+
+def sysv_ipc_ids(kind):
+    """The ids of the System V objects of one kind (shm, msg or sem) in this IPC namespace."""
+    try:
+        fd = os.open("/proc/sysvipc/" + kind, os.O_RDONLY)
+        try:
+            rows = os.read(fd, 1 << 20).decode().splitlines()[1:]
+        finally:
+            os.close(fd)
+    except OSError:
+        return []
+    return [int(row.split()[1]) for row in rows]
+
+
+def remove_sysv_ids(found):
+    for kind, idents in found:
+        for ident in idents:
             if kind == "shm":
-                libc.shmctl(ident, 0, None)  # IPC_RMID
+                LIBC.shmctl(ident, 0, None)  # IPC_RMID
             elif kind == "msg":
-                libc.msgctl(ident, 0, None)
+                LIBC.msgctl(ident, 0, None)
             else:
-                libc.semctl(ident, 0, 0)
+                LIBC.semctl(ident, 0, 0)
 
 
 def serve_run(request, work_dir, wipe_dirs):
@@ -1254,7 +1319,7 @@ def supervise(channel_in, channel_out, work_dir, wipe_dirs):
 
 
 def parse_arguments(argv):
-    options = {"work": "/tmp/work", "wipe": [], "design": "split", "seccomp": False}
+    options = {"work": "/tmp/work", "wipe": [], "design": "split", "seccomp": False, "candidate-uid": None}
     index = 0
     while index < len(argv):
         flag = argv[index]
@@ -1262,7 +1327,7 @@ def parse_arguments(argv):
             options["seccomp"] = True
             index += 1
             continue
-        if flag not in ("--work", "--wipe", "--design") or index + 1 >= len(argv):
+        if flag not in ("--work", "--wipe", "--design", "--candidate-uid") or index + 1 >= len(argv):
             raise SystemExit("unknown argument %r" % flag)
         value = argv[index + 1]
         if flag == "--wipe":
@@ -1272,6 +1337,8 @@ def parse_arguments(argv):
         index += 2
     if options["design"] not in ("split", "shared"):
         raise SystemExit("--design must be split or shared")
+    if options["candidate-uid"] is not None:
+        options["candidate-uid"] = int(options["candidate-uid"])
     return options
 
 
@@ -1302,6 +1369,8 @@ def main():
     if os.getpid() != 1:
         LIBC.prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0)
     split = options["design"] == "split"
+    global CANDIDATE_UID
+    CANDIDATE_UID = options["candidate-uid"] if split else None
     filtered = harden(options["seccomp"]) if split else False
     for directory in wipe_dirs:
         wipe(directory)
@@ -1318,6 +1387,7 @@ def main():
             "python": sys.version.split()[0],
             "design": options["design"],
             "seccomp": filtered,
+            "candidate_uid": CANDIDATE_UID,
         },
     )
     if split:

@@ -61,7 +61,7 @@ def _worker_processes(sandbox: WorkerPool) -> set[int]:
 def sandbox_processes(sandbox: WorkerPool) -> set[int]:
     """Every host process belonging to the sandbox: descendants of its workers and its slot uids'."""
     found = descendants(set(sandbox.worker_host_pids()))
-    for uid in sandbox.slot_uids():
+    for uid in sandbox.host_uids():
         if uid is not None:
             found |= set(processes_of_uid(uid))
     return found

@@ -105,6 +105,28 @@ async def test_stopping_the_judge_stalls_only_its_own_run(sandbox):
     await assert_still_judges(sandbox)  # a stopped worker would stall these until restarted
 
 
+SIGNAL_THE_JUDGE = r"""
+import os, signal
+try:
+    os.kill(os.getppid(), 0)
+    print("WIN may signal its judge")
+except PermissionError:
+    print("blocked", os.getuid())
+def f(x):
+    return x
+"""
+
+
+async def test_the_program_cannot_signal_its_judge_under_a_uid_of_its_own(sandbox):
+    if sandbox.secure and not sandbox.candidate_uid_apart:
+        pytest.skip(f"{sandbox.name} runs the program under its judge's uid here (the README's threat model)")
+    result = await run(sandbox, SIGNAL_THE_JUDGE)
+    wins = [line for line in result.stdout.splitlines() if line.startswith("WIN")]
+    assert forged_passes(result) == []
+    expect_contained(sandbox, wins)
+    await assert_still_judges(sandbox)
+
+
 # ------------------------------------------------------------------ 2. reading earlier runs
 
 
