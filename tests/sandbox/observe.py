@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import threading
+import time
 
 from env_servers.sandbox.pool import WorkerPool
 from env_servers.sandbox.uids import processes_of_uid
@@ -67,9 +68,20 @@ def sandbox_processes(sandbox: WorkerPool) -> set[int]:
     return found
 
 
-def leftover_processes(sandbox: WorkerPool) -> list[str]:
-    """Processes of the sandbox other than its workers, described for an assertion message."""
-    leftovers = sandbox_processes(sandbox) - _worker_processes(sandbox)
+def leftover_processes(sandbox: WorkerPool, settle_seconds: float = 3.0) -> list[str]:
+    """Processes of the sandbox other than its workers, described for an assertion message.
+
+    The judge replies before its supervisor has reaped the run (killed
+    processes linger as zombies for a moment, and the supervisor may fork a
+    short-lived cleaner), so this looks again until nothing is left or
+    `settle_seconds` have passed; a real leftover outlives that.
+    """
+    give_up = time.monotonic() + settle_seconds
+    while True:
+        leftovers = sandbox_processes(sandbox) - _worker_processes(sandbox)
+        if not leftovers or time.monotonic() >= give_up:
+            break
+        time.sleep(0.05)
     described = []
     for pid in sorted(leftovers):
         try:
