@@ -467,12 +467,13 @@ def candidate_main(program_r, reply_w, out_w, err_w, work_dir):
                 os.close(adjust)
         except OSError:
             pass
-        # RLIMIT_NPROC counts the uid's processes: with a uid of its own, the judge is
-        # not among them but is a process of the run; with a shared uid, supervisor and
-        # judge are counted (as the worker was before). Either way the run sees at most
-        # max_processes of its own.
-        if CANDIDATE_UID is not None:
-            limits["max_processes"] = max(1, int(limits["max_processes"]) - 1)
+        # The run's processes are its judge, the candidate and what the candidate
+        # starts: at most max_processes. RLIMIT_NPROC counts the processes of the
+        # candidate's uid. With a uid of its own that is the candidate's side alone
+        # (the judge is one fewer); with the judge's uid it is the supervisor and the
+        # judge as well (the supervisor, not the run's, is one more).
+        own = CANDIDATE_UID is not None
+        limits["max_processes"] = max(1, int(limits["max_processes"]) + (-1 if own else 1))
         set_limits(limits)
         gc.enable()
         random.seed(0)  # every run the same random state (fork re-seeds from the OS)
