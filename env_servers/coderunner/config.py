@@ -14,6 +14,7 @@ from env_servers.sandbox.base import Limits
 
 SANDBOXES = ("bwrap", "docker", "process")
 REWARD_MODES = ("none", "oracle")
+TASK_EXAMPLE_USES = ("always", "fallback")
 DEFAULT_INTERNAL_TESTS = 4
 MAX_INTERNAL_TESTS = 20
 
@@ -45,6 +46,11 @@ class CodeRunnerConfig:
         DEFAULT_INTERNAL_TESTS, env="LATS_CODERUNNER_INTERNAL_TESTS", min=1,
         max=MAX_INTERNAL_TESTS,
         help="Asserts the setup prompt asks for, and the most kept per problem.")
+    task_examples: str = setting(
+        "always", env="LATS_CODERUNNER_TASK_EXAMPLES", choices=TASK_EXAMPLE_USES,
+        help="always: the examples in the task's own statement are internal tests, ahead of "
+             "the model's asserts (the model's may be wrong; the statement's are the spec). "
+             "fallback: they are used only when the model wrote no usable assert.")
     data_dir: Path | None = setting(
         None, env="LATS_CODERUNNER_DATA", must_exist=True, file_okay=False,
         help="Folder holding the benchmark files (default: the vendored ones).")
@@ -65,6 +71,9 @@ class CodeRunnerConfig:
         if self.reward_mode not in REWARD_MODES:
             raise ValueError(f"reward mode must be one of {', '.join(REWARD_MODES)}, "
                              f"got {self.reward_mode!r}")
+        if self.task_examples not in TASK_EXAMPLE_USES:
+            raise ValueError(f"task examples must be one of {', '.join(TASK_EXAMPLE_USES)}, "
+                             f"got {self.task_examples!r}")
         if not 1 <= self.internal_tests <= MAX_INTERNAL_TESTS:
             raise ValueError(f"internal tests must be 1..{MAX_INTERNAL_TESTS}, "
                              f"got {self.internal_tests}")

@@ -11,11 +11,14 @@ the latest program in a fresh process. Hidden tests never leave the server
 otherwise: the state (which snapshot blobs carry to clients) holds only the
 task id, the internal tests and the latest program.
 
-When a reply has no usable assert (or the option is absent) the internal
-tests fall back to the prompt's own examples, else to a check that the entry
-point is defined; the observation says so when a reply was unusable.
+The prompt's own examples come first among the internal tests, the model's
+asserts after them (config task_examples "always"; "fallback" uses the
+examples only when the model wrote no usable assert). Without either, the
+one test is a check that the entry point is defined; the observation says so
+when a reply was unusable.
 
-State (JSON): task_id, tests, tests_source ("model" | "docstring" | "smoke"),
+State (JSON): task_id, tests, tests_source ("docstring+model" | "model" |
+"docstring" | "smoke"),
 program (the latest extracted program or null), observation, passed.
 """
 
@@ -124,7 +127,7 @@ class CodeRunnerDomain(Domain):
         reply = options.get(INTERNAL_TESTS_OPTION)
         tests, source = self._internal_tests(problem, reply)
         shown = problem.prompt.strip("\n")
-        if reply is not None and source != "model":
+        if reply is not None and source in ("docstring", "smoke"):
             shown += "\n\n" + _fallback_note(source, len(tests))
         state = {
             "task_id": problem.task_id,
@@ -189,14 +192,24 @@ class CodeRunnerDomain(Domain):
     # --- helpers ----------------------------------------------------------------
 
     def _internal_tests(self, problem: Problem, reply: str | None) -> tuple[list[str], str]:
+        """The tests a search checks programs with, and where they came from.
+
+        The task statement's own examples are the spec; the model's asserts
+        may be wrong (HumanEval/63: a right program failed them). So with
+        task_examples "always" the examples come first and the model's asserts
+        follow (up to `internal_tests` of them, duplicates dropped), each test
+        counting alike in the reward; with "fallback" the examples are used
+        only when the model wrote no usable assert.
+        """
         limit = self.config.internal_tests
-        if reply:
-            tests = parse_asserts(_as_text(reply), problem.entry_point, limit)
-            if tests:
-                return tests, "model"
-        tests = docstring_examples(problem.prompt, problem.entry_point, limit)
-        if tests:
-            return tests, "docstring"
+        model = parse_asserts(_as_text(reply), problem.entry_point, limit) if reply else []
+        examples = docstring_examples(problem.prompt, problem.entry_point, limit)
+        if model and (self.config.task_examples == "fallback" or not examples):
+            return model, "model"
+        if model:
+            return examples + [test for test in model if test not in examples], "docstring+model"
+        if examples:
+            return examples, "docstring"
         return [smoke_test(problem.entry_point)], "smoke"
 
     async def _run(self, program: str, tests: tuple[str, ...], limits, purpose: str,

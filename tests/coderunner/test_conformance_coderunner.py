@@ -51,8 +51,10 @@ def test_the_server_plays_a_program_through_grpc(coderunner_process):
             session_id=reset.session_id, action="```python\ndef add(x, y):\n    return x * y\n```"),
             timeout=30)
         assert step.observation == ("Tested passed:\nassert add(2, 2) == 4\n\n"
-                                    "Tests failed:\nassert add(1, 2) == 3 # output: 2")
-        assert step.reward == 0.5 and not step.terminated
+                                    "Tests failed:\nassert add(2, 3) == 5 # output: 6\n"
+                                    "assert add(5, 7) == 12 # output: 35\n"
+                                    "assert add(1, 2) == 3 # output: 2")  # the task's examples first
+        assert step.reward == 0.25 and not step.terminated
         score = stub.Score(environment_pb2.ScoreRequest(session_id=reset.session_id), timeout=30)
         assert not score.success and "bwrap" in score.details
 

@@ -31,21 +31,48 @@ def reset(domain, task=ADD, **options):
     return domain.reset(task, 0, options)
 
 
-async def test_reset_parses_the_models_tests_and_shows_the_prompt(domain):
+EXAMPLES = ["assert add(2, 3) == 5", "assert add(5, 7) == 12"]
+
+
+async def test_reset_takes_the_tasks_examples_then_the_models_tests_and_shows_the_prompt(domain):
     outcome = reset(domain, internal_tests=MODEL_TESTS)
     problem = domain.tasks.get(ADD)
     assert outcome.observation == problem.prompt.strip("\n")
     assert outcome.task_id == ADD
+    assert outcome.state["tests"] == EXAMPLES + ["assert add(1, 2) == 3", "assert add(0, 0) == 0",
+                                                 "assert add(-4, 4) == 0"]
+    assert outcome.info["tests_source"] == "docstring+model" and outcome.info["entry_point"] == "add"
+
+
+async def test_with_task_examples_fallback_the_models_tests_alone_are_kept(sandbox):
+    domain = CodeRunnerDomain(CodeRunnerConfig(task_examples="fallback"), sandbox=sandbox)
+    outcome = reset(domain, internal_tests=MODEL_TESTS)
     assert outcome.state["tests"] == ["assert add(1, 2) == 3", "assert add(0, 0) == 0",
                                       "assert add(-4, 4) == 0"]
-    assert outcome.info["tests_source"] == "model" and outcome.info["entry_point"] == "add"
+    assert outcome.state["tests_source"] == "model"
 
 
-async def test_the_number_of_internal_tests_is_capped_by_the_config(sandbox):
+async def test_a_wrong_model_test_cannot_outweigh_the_tasks_examples(domain):
+    """HumanEval/63's trap: the model's own test is wrong, so a right program fails it."""
+    wrong = "```python\nassert add(2, 2) == 5\n```"
+    outcome = reset(domain, internal_tests=wrong)
+    assert outcome.state["tests"] == EXAMPLES + ["assert add(2, 2) == 5"]
+    right = await domain.step(outcome.state, PLUS)
+    fits_the_wrong_test = await domain.step(outcome.state, "def add(x, y):\n    return x + y + 1\n")
+    assert (right.reward, right.terminated) == (pytest.approx(2 / 3), False)
+    assert fits_the_wrong_test.reward == pytest.approx(1 / 3)  # it fails both of the task's examples
+
+
+async def test_the_number_of_model_tests_is_capped_by_the_config(sandbox):
     domain = CodeRunnerDomain(CodeRunnerConfig(internal_tests=2), sandbox=sandbox)
-    assert reset(domain, internal_tests=MODEL_TESTS).state["tests"] == [
+    assert reset(domain, internal_tests=MODEL_TESTS).state["tests"] == EXAMPLES + [
         "assert add(1, 2) == 3", "assert add(0, 0) == 0"]
     assert domain.describe().prompt_pack.variables["internal_tests"] == "2"
+
+
+async def test_a_model_test_equal_to_an_example_is_kept_once(domain):
+    outcome = reset(domain, internal_tests="assert add(2, 3) == 5\nassert add(1, 1) == 2")
+    assert outcome.state["tests"] == EXAMPLES + ["assert add(1, 1) == 2"]
 
 
 async def test_a_reply_without_asserts_falls_back_to_docstring_examples_and_says_so(domain):
@@ -87,11 +114,13 @@ async def test_step_reports_per_test_results_with_the_actual_output(domain):
         "assert add(0, 0) == 0\n"
         "\n"
         "Tests failed:\n"
+        "assert add(2, 3) == 5 # output: 6\n"
+        "assert add(5, 7) == 12 # output: 35\n"
         "assert add(1, 2) == 3 # output: 2\n"
         "assert add(-4, 4) == 0 # output: -16"
     )
-    assert step.reward == pytest.approx(1 / 3) and not step.terminated
-    assert step.info == {"status": "ok", "passed": 1, "total": 3}
+    assert step.reward == pytest.approx(1 / 5) and not step.terminated
+    assert step.info == {"status": "ok", "passed": 1, "total": 5}
     assert step.state["program"] == "def add(x: int, y: int):\n    return x * y\n"
 
 
@@ -99,7 +128,7 @@ async def test_passing_every_internal_test_terminates_with_reward_one(domain):
     state = reset(domain, internal_tests=MODEL_TESTS).state
     step = await domain.step(state, f"Here you go:\n```python\n{PLUS}```")
     assert step.reward == 1.0 and step.terminated
-    assert step.observation.startswith("Tested passed:\nassert add(1, 2) == 3\n")
+    assert step.observation.startswith("Tested passed:\nassert add(2, 3) == 5\n")
     assert step.observation.endswith("Tests failed:")
 
 
@@ -115,7 +144,7 @@ async def test_compiler_errors_are_reported(domain):
     step = await domain.step(state, "def add(x, y):\n    return (x + y\n")
     assert step.observation.startswith("The program does not compile: SyntaxError: ")
     assert "(line 2)" in step.observation
-    assert step.reward == 0.0 and step.observation.count("# output:") == 3
+    assert step.reward == 0.0 and step.observation.count("# output:") == 5
 
 
 async def test_runtime_errors_are_reported_per_test(domain):
@@ -191,12 +220,12 @@ async def test_oracle_mode_ends_the_episode_only_when_the_hidden_tests_pass(orac
     assert oracle_domain.describe().reward_mode == "oracle"
     wrong_tests = "assert add(1, 2) == 2\nassert add(0, 0) == 0"  # a model's wrong test
     state = reset(oracle_domain, internal_tests=wrong_tests).state
-    cheat = await oracle_domain.step(state, "def add(x, y):\n    return 2 if x == 1 else 0\n")
-    assert cheat.reward == 1.0 and cheat.info["passed"] == 2
+    cheat = await oracle_domain.step(state, "def add(x, y):\n    return 2 if x == 1 else x + y\n")
+    assert cheat.reward == 1.0 and cheat.info["passed"] == 4  # the task's two examples and both of the model's
     assert not cheat.terminated and cheat.info["hidden_passed"] is False
     right = await oracle_domain.step(state, PLUS)
     assert right.terminated and right.reward == 1.0 and right.info["hidden_passed"] is True
-    assert right.info["passed"] == 1  # the model's wrong test still fails
+    assert right.info["passed"] == 3  # the model's wrong test still fails
 
 
 async def test_mbpp_formats_score_their_reference_solutions(domain):
