@@ -16,6 +16,7 @@ when a reply has no usable assert.
 from __future__ import annotations
 
 import ast
+import builtins
 import re
 from collections.abc import Iterable
 
@@ -46,16 +47,28 @@ def parse_asserts(text: str, entry_point: str, limit: int) -> list[str]:
 
 
 def docstring_examples(prompt: str, entry_point: str, limit: int) -> list[str]:
-    tests = parse_asserts(prompt, entry_point, limit)
-    seen = {_usable_key(test, entry_point) for test in tests}
+    """Up to `limit` examples of the prompt as asserts: its assert lines, then its examples.
+
+    An example must be concrete: a line that states the rule with variables
+    (`fibfib(n) == fibfib(n-1) + ...`, HumanEval/63) is no example, and as a
+    test it could only fail a right program.
+    """
+    tests = [test for test in parse_asserts(prompt, entry_point, limit) if _concrete(test, entry_point)]
+    seen = set(tests)
     for call, result in _examples(prompt, entry_point):
         if len(tests) >= limit:
             break
         test = _usable_key(f"assert {call} == {result}", entry_point)
-        if test is not None and test not in seen:
+        if test is not None and test not in seen and _concrete(test, entry_point):
             seen.add(test)
             tests.append(test)
     return tests
+
+
+def _concrete(test: str, entry_point: str) -> bool:
+    """True if `test` names nothing but the entry point and builtins (no free variables)."""
+    names = {node.id for node in ast.walk(parse(test)) if isinstance(node, ast.Name)}
+    return all(name == entry_point or hasattr(builtins, name) for name in names)
 
 
 def smoke_test(entry_point: str) -> str:

@@ -105,5 +105,23 @@ def test_asserts_in_the_prompt_count_as_examples():
     assert docstring_examples(prompt, "sq", 4) == ["assert sq(3) == 9"]
 
 
+def test_a_rule_stated_with_variables_is_no_example():
+    """HumanEval/63 states its recurrence as `fibfib(n) == ...`: as a test it fails every right program."""
+    prompt = (
+        'def fibfib(n: int):\n    """\n    fibfib(0) == 0\n    fibfib(1) == 0\n    fibfib(2) == 1\n'
+        "    fibfib(n) == fibfib(n-1) + fibfib(n-2) + fibfib(n-3).\n    assert fibfib(k) == fibfib(k)\n"
+        '    >>> fibfib(5)\n    4\n    """\n'
+    )
+    assert docstring_examples(prompt, "fibfib", 4) == [
+        "assert fibfib(0) == 0", "assert fibfib(1) == 0", "assert fibfib(2) == 1", "assert fibfib(5) == 4",
+    ]
+
+
+def test_an_example_with_an_unquoted_word_is_no_example():
+    """HumanEval/76 and /80 write `true` and `is_happy(a)`: names that exist nowhere."""
+    prompt = 'def is_happy(s):\n    """\n    is_happy(a) => False\n    is_happy("abcd") => True\n    """\n'
+    assert docstring_examples(prompt, "is_happy", 4) == ["assert is_happy('abcd') == True"]
+
+
 def test_the_smoke_test_checks_the_entry_point_exists():
     assert smoke_test("add") == "assert callable(add)"
