@@ -78,18 +78,20 @@ class BwrapLauncher(Launcher):
         """True when the candidate runs under a uid of its own (the host is root; see userns.py)."""
         return running_as_root() and self.design == "split"
 
+    @property
+    def uids_per_slot(self) -> int:
+        return MAPPED_UIDS if self.candidate_uid_apart else 1
+
     def slot_uid(self, slot: int) -> int | None:
         if not running_as_root():
             return None
         if slot not in self._uids:
-            self._uids[slot] = allocate_uid(MAPPED_UIDS if self.candidate_uid_apart else 1)
+            self._uids[slot] = allocate_uid(self.uids_per_slot)
         return self._uids[slot]
 
     def slot_host_uids(self, slot: int) -> list[int]:
         first = self.slot_uid(slot)
-        if first is None:
-            return []
-        return list(range(first, first + (MAPPED_UIDS if self.candidate_uid_apart else 1)))
+        return [] if first is None else list(range(first, first + self.uids_per_slot))
 
     def argv(self) -> list[str]:
         environment = [arg for key, value in SANDBOX_ENV.items() for arg in ("--setenv", key, value)]
@@ -133,13 +135,13 @@ class BwrapLauncher(Launcher):
         return self._cgroups[slot]
 
     async def start(self, slot: int) -> WorkerChannel:
-        if not self.candidate_uid_apart:
-            return await start_subprocess_worker(
-                self.argv(), uid=self.slot_uid(slot), env={"PATH": "/usr/bin:/bin"}, cgroup=self.slot_cgroup(slot)
-            )
+        apart = self.candidate_uid_apart  # the helper starts as root and maps the slot's uids itself
         channel = await start_subprocess_worker(
-            self.argv(), uid=None, env={"PATH": "/usr/bin:/bin"}, cgroup=self.slot_cgroup(slot)
+            self.argv(), uid=None if apart else self.slot_uid(slot), env={"PATH": "/usr/bin:/bin"},
+            cgroup=self.slot_cgroup(slot),
         )
+        if not apart:
+            return channel
         try:
             await map_and_release(channel.process, self.slot_uid(slot))
         except (SandboxUnavailable, OSError) as error:

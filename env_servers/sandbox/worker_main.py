@@ -1071,7 +1071,8 @@ def remove_sysv_ipc():
     itself never changes its credentials, which would also clear the
     parent-death signal that ends it with its sandbox.
     """
-    found = [(kind, rows) for kind, rows in ((kind, sysv_ipc_ids(kind)) for kind in ("shm", "msg", "sem")) if rows]
+    found = [(kind, sysv_ipc_ids(kind)) for kind in ("shm", "msg", "sem")]
+    found = [(kind, idents) for kind, idents in found if idents]
     if not found:
         return
     if CANDIDATE_UID is None:
