@@ -105,6 +105,35 @@ async def test_stopping_the_judge_stalls_only_its_own_run(sandbox):
     await assert_still_judges(sandbox)  # a stopped worker would stall these until restarted
 
 
+REACH_THE_JUDGES_CHANNEL = r"""
+import os
+for pid in sorted({os.getppid(), 1}):
+    try:
+        fds = os.listdir("/proc/%d/fd" % pid)
+    except OSError as error:
+        print("blocked listing", pid, error)
+        continue
+    for fd in fds:
+        try:  # the judge's (or worker's) channel to the host: a forged verdict frame would go here
+            os.close(os.open("/proc/%d/fd/%s" % (pid, fd), os.O_WRONLY))
+            print("WIN may write to fd", fd, "of", pid)
+            break
+        except OSError:
+            pass
+def f(x):
+    return x
+"""
+
+
+async def test_the_program_cannot_reach_its_judges_channel_to_the_host(sandbox):
+    """Reopening the judge's or worker's reply pipe through /proc would let a program write its own verdict."""
+    result = await run(sandbox, REACH_THE_JUDGES_CHANNEL)
+    wins = [line for line in result.stdout.splitlines() if line.startswith("WIN")]
+    assert forged_passes(result) == []
+    expect_contained(sandbox, wins)
+    await assert_still_judges(sandbox)
+
+
 SIGNAL_THE_JUDGE = r"""
 import os, signal
 try:
