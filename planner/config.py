@@ -13,6 +13,7 @@ from __future__ import annotations
 from lats_pb import environment_pb2 as env_pb
 from lats_pb import planner_pb2 as pb
 
+from planner.context import ANSWER_RULES
 from planner.lats import DEFAULT_ITERATIONS, DEFAULT_MAX_DEPTH, DEFAULT_N_SAMPLES, LatsConfig
 from planner.methods.registry import MethodSpec, UnknownMethod, method_spec
 
@@ -22,11 +23,14 @@ MAX_DEPTH = 1_000
 MAX_PARALLEL = 64
 MAX_EXPLORATION_WEIGHT = 1_000.0
 MAX_REFLECTIONS = 1_000
+MAX_STOP_CLASS_SIZE = 64
 
 PAPER_DEFAULTS = dict(
     n_samples=DEFAULT_N_SAMPLES, iterations=DEFAULT_ITERATIONS, max_depth=DEFAULT_MAX_DEPTH,
     exploration_weight=1.0, value_weight=0.5, reflection=True, simulate=True,
     temperature=1.0, max_reflections=3, value_samples=1, lm_value=True, parallel=1,
+    greedy_first=False, answer_rule="value", dedup=False, stop_class_size=1,
+    agreement_weight=0.0, lazy_reflection=False,
 )
 
 
@@ -49,8 +53,9 @@ def _hinted(hints: env_pb.SearchHints) -> dict:
     for name in ("n_samples", "iterations", "max_depth"):
         if getattr(hints, name):
             values[name] = getattr(hints, name)
-    if hints.HasField("value_weight"):
-        values["value_weight"] = hints.value_weight
+    for name in ("value_weight", "temperature", "reflection"):
+        if hints.HasField(name):
+            values[name] = getattr(hints, name)
     if hints.ByteSize():
         values["simulate"] = hints.simulate
     return values
@@ -59,18 +64,23 @@ def _hinted(hints: env_pb.SearchHints) -> dict:
 def _requested(request: pb.SearchConfig) -> dict:
     values: dict = {"seed": request.seed}
     for name in ("n_samples", "iterations", "max_depth", "temperature", "max_reflections",
-                 "value_samples", "parallel"):
+                 "value_samples", "parallel", "answer_rule", "stop_class_size"):
         if getattr(request, name):
             values[name] = getattr(request, name)
-    for name in ("exploration_weight", "value_weight", "reflection", "simulate", "lm_value"):
+    for name in ("exploration_weight", "value_weight", "reflection", "simulate", "lm_value",
+                 "greedy_first", "dedup", "agreement_weight", "lazy_reflection"):
         if request.HasField(name):
             values[name] = getattr(request, name)
     return values
 
 
-def effective_config(request: pb.SearchConfig, hints: env_pb.SearchHints) -> LatsConfig:
-    """Merges the layers for the request's method and validates ranges."""
+def effective_config(request: pb.SearchConfig, hints: env_pb.SearchHints,
+                     paper_hints: env_pb.SearchHints | None = None) -> LatsConfig:
+    """Merges the layers for the request's method and validates ranges. A paper-faithful
+    method takes the environment's `paper_hints` (the pack's paper_search_hints) when set."""
     spec = resolve_method(request)
+    if spec.paper and paper_hints is not None and paper_hints.ByteSize():
+        hints = paper_hints
     merged = {**PAPER_DEFAULTS, **_hinted(hints), **spec.defaults, **_requested(request),
               **spec.fixed}
     n, k, d = merged["n_samples"], merged["iterations"], merged["max_depth"]
@@ -94,6 +104,15 @@ def effective_config(request: pb.SearchConfig, hints: env_pb.SearchHints) -> Lat
         raise ConfigError(f"value_weight (lambda) must be in [0, 1], got {merged['value_weight']}")
     if not 0.0 <= merged["temperature"] <= 2.0:
         raise ConfigError(f"temperature must be in [0, 2], got {merged['temperature']}")
+    if merged["answer_rule"] not in ANSWER_RULES:
+        raise ConfigError(f"answer_rule must be one of {', '.join(ANSWER_RULES)}, "
+                          f"got {merged['answer_rule']!r}")
+    if not 1 <= merged["stop_class_size"] <= MAX_STOP_CLASS_SIZE:
+        raise ConfigError(f"stop_class_size must be 1..{MAX_STOP_CLASS_SIZE}, "
+                          f"got {merged['stop_class_size']}")
+    if not 0.0 <= merged["agreement_weight"] <= 1.0:
+        raise ConfigError(f"agreement_weight (beta) must be in [0, 1], "
+                          f"got {merged['agreement_weight']}")
     return LatsConfig(**merged)
 
 
@@ -107,5 +126,8 @@ def to_proto(config: LatsConfig, request: pb.SearchConfig) -> pb.SearchConfig:
         temperature=config.temperature, seed=config.seed, model=request.model,
         max_reflections=config.max_reflections, budget=request.budget,
         value_samples=config.value_samples, lm_value=config.lm_value,
-        parallel=config.parallel,
+        parallel=config.parallel, greedy_first=config.greedy_first,
+        answer_rule=config.answer_rule, dedup=config.dedup,
+        stop_class_size=config.stop_class_size, agreement_weight=config.agreement_weight,
+        lazy_reflection=config.lazy_reflection,
     )

@@ -7,15 +7,23 @@ building blocks every strategy (planner.methods) is made of:
 
   start        the episode (with the pack's one-off setup generation first)
   sample       n model completions, seeded by (run seed, purpose, key) only
-  expand       n actions at a node from one act call, identical ones merged,
-               all children stepped in one Transition and evaluated concurrently
+  expand       n actions at a node from one act call (at the root, with
+               greedy_first, the first is CoT's own greedy attempt), identical
+               ones merged, all children stepped in one Transition and
+               evaluated concurrently; with dedup a repeat of any node in the
+               tree (same text where every action is an answer, or same
+               answer key) is merged into that node, never scored again
+  greedy_attempt
+               the attempt CoT makes: the same request, at temperature 0
   propose /    one action at a node / one child stepped from a node
   extend
   rollout      one ReAct trajectory from the root
   evaluate     a child's value (LM value and second term, planner.evaluation)
   reflect      a reflection on a failed node, kept in memory or in the branch
   default_answer, score
-                the node to report and its hidden-ground-truth score
+                the node to report (answer_rule "value": the paper's; or
+                "agreement": the largest class of passing answers) and its
+                hidden-ground-truth score
 
 Strategies never reach past the context to the environment or the model, so
 every method runs through the same protocol, prompt pack, model budget and
@@ -27,6 +35,7 @@ from __future__ import annotations
 
 import asyncio
 import hashlib
+import logging
 import time
 from collections import Counter
 from collections.abc import Sequence
@@ -35,15 +44,23 @@ from dataclasses import dataclass, field
 from lats_pb import environment_pb2 as env_pb
 
 from planner.environment import Environment, TaskRef
-from planner.evaluation import combined_value, lm_score, self_consistency
+from planner.answers import AnswerBook
+from planner.evaluation import answer_agreement, combined_value, lm_scores, self_consistency
 from planner.events import EventSink
 from planner.model_client import ModelClient, SamplingParams
 from planner.prompting import PromptRenderer, action_key, clean_action
+from planner.transcript import split_transcript
 from planner.tree import Node, mark_exhausted
+
+log = logging.getLogger(__name__)
 
 DEFAULT_N_SAMPLES = 5
 DEFAULT_ITERATIONS = 30
 DEFAULT_MAX_DEPTH = 7
+MIN_TRANSCRIPT_TOKENS = 256
+MAX_TRANSCRIPT_TOKENS = 2048
+MAX_DRAWS = 3          # expansions of one node when every sample repeated a known node
+ANSWER_RULES = ("value", "agreement")
 
 
 @dataclass(frozen=True)
@@ -66,6 +83,12 @@ class LatsConfig:
     reward_in_value: bool = False           # V = lambda*LM + (1-lambda)*reward
     lm_value: bool = True                   # ablation off: V = SC (or reward), no value calls
     parallel: int = 1                       # P: MCTS selections in flight at once
+    greedy_first: bool = False              # the root's first child is CoT's greedy attempt
+    answer_rule: str = "value"              # "value" (the paper) | "agreement"
+    dedup: bool = False                     # repeats anywhere in the tree merged, not rescored
+    stop_class_size: int = 1                # agreement: stop once a passing class is this big
+    agreement_weight: float = 0.0           # beta: behaviour agreement in the second term
+    lazy_reflection: bool = False           # reflect on a failed node when it is selected
 
 
 @dataclass
@@ -78,6 +101,7 @@ class SearchOutcome:
     wall_seconds: float = 0.0
     score: env_pb.ScoreResponse | None = None
     reflections: list[str] = field(default_factory=list)
+    answer_reason: str = ""       # why the answer was chosen (answer_rule "agreement")
 
 
 def derived_seed(seed: int, purpose: str, key: str) -> int:
@@ -104,6 +128,10 @@ class SearchContext:
         self.root: Node | None = None
         self.renderer: PromptRenderer | None = None
         self.nodes_expanded = 0
+        self.value_parse_failures = 0
+        self.max_action_bytes = description.limits.max_action_bytes
+        self.answers = AnswerBook(self)
+        self.progress: SearchOutcome | None = None   # the outcome the strategy is filling in
         reward_range = description.reward_range
         self._reward_low = reward_range.min
         self._reward_span = (reward_range.max - reward_range.min) or 1.0
@@ -185,85 +213,226 @@ class SearchContext:
             child.terminal = stepped.terminated or stepped.truncated
             child.invalid_action = stepped.invalid_action
             child.state = stepped.state
+            child.answer_key = "" if stepped.invalid_action else stepped.answer_key
 
-    async def evaluate(self, child: Node) -> None:
-        """Sets the child's LM score and value; counts as its first visit."""
+    async def evaluate(self, child: Node, lm: bool = True) -> None:
+        """Sets the child's LM score and value; counts as its first visit.
+
+        With `lm` false (a sibling already succeeded, so the value cannot
+        matter) no value call is made: V is the second term alone."""
         if child.invalid_action:
             child.lm_score, child.value = 0.0, 0.0
         elif child.terminal and not self.honest:
             child.value = self.normalised(child.reward)
-        elif not self.config.lm_value:
-            # "No LM value heuristic" ablation: only the second term, for free.
-            child.value = (self.normalised(child.reward) if self.config.reward_in_value
-                           else child.sc_score)
+        elif not (self.config.lm_value and lm and self.config.value_weight > 0):
+            # "No LM value heuristic" ablation (or lambda 0): only the second term, for free.
+            child.value = self.second_term(child)
         else:
             samples = max(1, self.config.value_samples)
             texts = await self.sample(
                 self.renderer.value(child, self.recent_reflections()), "value", child.id, samples,
                 0.0 if samples == 1 else self.config.temperature,
                 self.pack.value_stop, self.pack.value_max_tokens)
-            child.lm_score = lm_score(texts, self.pack.value_pattern or r"score is\s*(\d+(?:\.\d+)?)",
-                                      self.pack.value_min, self.pack.value_max or 10.0)
-            second = self.normalised(child.reward) if self.config.reward_in_value else child.sc_score
-            child.value = combined_value(child.lm_score, second, self.config.value_weight)
+            child.lm_score, misses = lm_scores(
+                texts, self.pack.value_pattern or r"score is\s*(\d+(?:\.\d+)?)",
+                self.pack.value_min, self.pack.value_max or 10.0)
+            if misses:
+                self.value_parse_failures += misses
+                log.warning("value pattern %r matched none of %d value completion(s) for node "
+                            "%s (counted as the lowest score): %r", self.pack.value_pattern,
+                            misses, child.id, texts[0][:200] if texts else "")
+            child.value = combined_value(child.lm_score, self.second_term(child),
+                                         self.config.value_weight)
         child.visits = 1
         self.events.node_evaluated(child)
 
+    def second_term(self, child: Node) -> float:
+        """What V mixes with the LM score: SC (or the step's reward), with beta of
+        behaviour agreement where the environment gives answer keys."""
+        second = self.normalised(child.reward) if self.config.reward_in_value else child.sc_score
+        beta = self.config.agreement_weight
+        if beta and child.answer_key:
+            second = (1.0 - beta) * second + beta * child.agreement
+        return second
+
+    async def greedy_attempt(self) -> str:
+        """The model's greedy first action: where every action is an answer, CoT's very
+        request (prompt, stop sequences, token limit, seed) at temperature 0, read as CoT
+        reads it; elsewhere the act prompt at temperature 0. "" if it gave none."""
+        if not self.every_action_is_answer:
+            return await self.propose(self.root, (), key=f"{self.root.id}@greedy",
+                                      temperature=0.0, count=False)
+        stop, max_tokens = self.transcript_params()
+        texts = await self.sample(self.renderer.act(self.root, ()), "cot", f"{self.root.id}@0",
+                                  1, 0.0, stop, max_tokens)
+        pack = self.pack
+        actions = split_transcript(texts[0] if texts else "", pack.step_template, 1,
+                                   pack.act_stop, pack.action_prefix_pattern, 1)
+        return actions[0] if actions else ""
+
+    def transcript_params(self) -> tuple[tuple[str, ...], int]:
+        """(stop sequences, token limit) of a CoT transcript. Where every action is a
+        complete answer only its first action is read, so it stops where an act
+        completion stops; elsewhere it has room for d actions and guessed observations."""
+        if self.every_action_is_answer:
+            return tuple(self.pack.act_stop), self.pack.act_max_tokens or MIN_TRANSCRIPT_TOKENS
+        per_step = self.pack.act_max_tokens or 128
+        wanted = 2 * per_step * self.config.max_depth
+        return (), max(MIN_TRANSCRIPT_TOKENS, min(MAX_TRANSCRIPT_TOKENS, wanted))
+
     async def expand(self, node: Node) -> list[Node]:
-        """Samples n actions at `node`, steps and evaluates the distinct ones."""
+        """Samples n actions at `node`, steps and evaluates the new distinct ones.
+
+        At the root's first expansion with greedy_first, the first action is
+        `greedy_attempt()` and n - 1 are sampled. Identical samples become one
+        child (SC = their share). An empty sample, or one longer than the
+        environment's limits.max_action_bytes, is an invalid child that is not
+        stepped. With dedup, a sample repeating a node anywhere in the tree (the
+        same text where every action is an answer; after stepping, the same
+        answer key) is merged into that node as a repeat and not evaluated.
+        Returns the children added; none when every sample was a repeat (the
+        node may then be expanded again with fresh samples, up to MAX_DRAWS).
+        """
         n = self.config.n_samples
         if node.parent is None and self.config.root_samples:
             n = self.config.root_samples
-        texts = await self.sample(
-            self.renderer.act(node, self.recent_reflections()), "act", node.id, n,
-            self.config.temperature, self.pack.act_stop, self.pack.act_max_tokens)
-        actions = [clean_action(t, self.pack.action_prefix_pattern) for t in texts]
-        keys = [action_key(a) for a in actions]
-        shares = self_consistency(keys)          # over all n samples, empty ones included
-        counts = Counter(keys)
-        first_spelling: dict[str, str] = {}
-        for key, action in zip(keys, actions):
-            first_spelling.setdefault(key, action)
-        children = [
-            Node(id=f"{node.id}.{i}", parent=node, depth=node.depth + 1, action=first_spelling[key],
-                 sample_count=counts[key], sc_score=shares[key])
-            for i, key in enumerate(k for k in first_spelling if k)
-        ]
-        node.expanded = True
+        draw = node.draws
+        node.draws += 1
+        key = node.id if draw == 0 else f"{node.id}#{draw}"
+        actions: list[str] = []
+        greedy = self.config.greedy_first and node is self.root and self.answers.greedy is None
+        if greedy:
+            actions.append(await self.greedy_attempt())
+            n -= 1
+        if n > 0:
+            texts = await self.sample(
+                self.renderer.act(node, self.recent_reflections()), "act", key, n,
+                self.config.temperature, self.pack.act_stop, self.pack.act_max_tokens)
+            actions += [clean_action(t, self.pack.action_prefix_pattern) for t in texts]
         self.nodes_expanded += 1
-        await self.step_children(node, children)
-        node.children = children
+        children, sample_nodes = self._children_of(node, actions)
+        if greedy and sample_nodes and sample_nodes[0] in children:
+            self.answers.greedy = sample_nodes[0]
+        unsent = [c for c in children if c.invalid_action]    # never sent: not states
+        await self.step_children(node, [c for c in children if not c.invalid_action])
+        children, sample_nodes = self._merge_answer_repeats(children, sample_nodes)
+        agreement = answer_agreement([n.answer_key if n is not None else ""
+                                      for n in sample_nodes])
         for child in children:
+            child.agreement = agreement.get(child.answer_key, 0.0)
+        node.children.extend(children)
+        node.expanded = True
+        for child in children:
+            self.answers.register(child)
             self.events.node_added(child)
-        await asyncio.gather(*(self.evaluate(child) for child in children))
+        solved = any(self.is_success(child) for child in children)
+        await asyncio.gather(*(self.evaluate(child, lm=not solved) for child in children))
         for child in children:
-            if child.terminal or child.depth >= self.config.max_depth:
+            if child.terminal or child.depth >= self.config.max_depth or child in unsent:
                 mark_exhausted(child)
                 if child.terminal:
                     self.events.terminal(child)
+        node.empty_draws = 0 if children else node.empty_draws + 1
         if not children:
-            mark_exhausted(node)
-        solved = any(self.is_success(child) for child in children)
-        if self.config.reflection and self.config.reflect_each_failure and not solved:
+            if node.empty_draws >= MAX_DRAWS or not self.config.dedup:
+                mark_exhausted(node)
+            elif not node.children:
+                node.expanded = False          # every sample repeated a known node: draw again
+        if (self.config.reflection and self.config.reflect_each_failure and not solved
+                and not self.config.lazy_reflection):
             await asyncio.gather(*(self.reflect(child) for child in children
                                    if not child.invalid_action))
         return children
 
+    def _children_of(self, node: Node, actions: list[str]) -> tuple[list[Node], list[Node | None]]:
+        """New children for the sampled `actions` (identical ones merged, invalid ones
+        marked), and for each sample the node it counts for (None: merged away)."""
+        keys = [action_key(a) for a in actions]
+        shares = self_consistency(keys)          # over all n samples, empty ones included
+        children: list[Node] = []
+        by_key: dict[str, Node] = {}
+        sample_nodes: list[Node | None] = []
+        for action, key in zip(actions, keys):
+            if key in by_key:
+                by_key[key].sample_count += 1
+                sample_nodes.append(by_key[key])
+                continue
+            known = self.answers.repeat_of_text(action) if self.config.dedup and key else None
+            if known is not None:
+                self.answers.merge(known, 1)
+                self.events.node_evaluated(known)
+                sample_nodes.append(known)
+                continue
+            child = Node(id=f"{node.id}.{len(node.children) + len(children)}", parent=node,
+                         depth=node.depth + 1, action=action, sample_count=1,
+                         sc_score=shares[key])
+            why = self._unusable(action)
+            if why:
+                child.invalid_action, child.observation, child.state = True, why, node.state
+            by_key[key] = child
+            children.append(child)
+            sample_nodes.append(child)
+        return children, sample_nodes
+
+    def _unusable(self, action: str) -> str:
+        """Why the environment cannot take `action` (never sent), or "" if it can."""
+        if not action.strip():
+            return "The model's reply held no action; nothing was taken."
+        size = len(action.encode("utf-8"))
+        if self.max_action_bytes and size > self.max_action_bytes:
+            return (f"The action is {size} bytes, longer than the environment's limit of "
+                    f"{self.max_action_bytes} bytes (limits.max_action_bytes); it was not taken.")
+        return ""
+
+    def _merge_answer_repeats(self, children: list[Node], sample_nodes: list[Node | None]
+                              ) -> tuple[list[Node], list[Node | None]]:
+        """With dedup, stepped children whose answer key a kept node (or an earlier
+        sibling) already has become repeats of it."""
+        if not self.config.dedup:
+            return children, sample_nodes
+        kept: list[Node] = []
+        into: dict[int, Node] = {}
+        first_of_key: dict[str, Node] = {}
+        for child in children:
+            known = (self.answers.repeat_of_key(child)
+                     or first_of_key.get(child.answer_key) if child.answer_key else None)
+            if known is not None and not child.invalid_action:
+                self.answers.merge(known, child.sample_count)
+                into[id(child)] = known
+                if known.parent is not None and known not in children:
+                    self.events.node_evaluated(known)
+                continue
+            if child.answer_key and not child.invalid_action:
+                first_of_key.setdefault(child.answer_key, child)
+            kept.append(child)
+        if into:
+            sample_nodes = [into.get(id(n), n) if n is not None else None for n in sample_nodes]
+            for index, child in enumerate(kept):
+                child.id = f"{child.parent.id}.{len(child.parent.children) + index}"
+        return kept, sample_nodes
+
     async def propose(self, node: Node, reflections, key: str,
-                      temperature: float | None = None) -> str:
-        """One next action at `node` from the act prompt ("" if the model gave none)."""
+                      temperature: float | None = None, count: bool = True) -> str:
+        """One next action at `node` from the act prompt ("" if the model gave none);
+        `count` it as a generation at a state (nodes_expanded)."""
         texts = await self.sample(self.renderer.act(node, reflections), "act", key, 1,
                                   self.config.temperature if temperature is None else temperature,
                                   self.pack.act_stop, self.pack.act_max_tokens)
-        self.nodes_expanded += 1
+        self.nodes_expanded += count
         return clean_action(texts[0], self.pack.action_prefix_pattern) if texts else ""
 
     async def extend(self, node: Node, action: str) -> Node:
-        """Steps `action` from `node` and announces the new child."""
+        """Steps `action` from `node` and announces the new child (an action the
+        environment cannot take is an invalid child, not sent)."""
         child = Node(id=f"{node.id}.{len(node.children)}", parent=node, depth=node.depth + 1,
                      action=action, sample_count=1, sc_score=1.0, visits=1)
-        await self.step_children(node, [child])
+        why = self._unusable(action)
+        if why:
+            child.invalid_action, child.observation, child.state = True, why, node.state
+        else:
+            await self.step_children(node, [child])
         node.children.append(child)
+        self.answers.register(child)
         node.expanded = True
         if child.terminal and not self.honest:
             child.value = self.normalised(child.reward)
@@ -296,6 +465,19 @@ class SearchContext:
                 return node, f"the same action {repeats} times in a row"
         return node, "terminal state"
 
+    async def reflect_before_expanding(self, node: Node) -> None:
+        """With lazy_reflection: the reflection on a failed attempt, made when the node
+        is about to be expanded (its children's prompts are the only ones that show it)."""
+        config = self.config
+        if (config.reflection and config.reflect_each_failure and config.lazy_reflection
+                and node is not self.root and not node.invalid_action and not node.reflection
+                and not self.is_success(node)):
+            await self.reflect(node)
+
+    def answer_settled(self) -> bool:
+        """With answer_rule "agreement": a class of passing answers is big enough to stop."""
+        return self.config.answer_rule == "agreement" and self.answers.settled()
+
     async def reflect(self, leaf: Node) -> None:
         """A reflection on `leaf`: in its branch (reflect_each_failure) or in memory."""
         texts = await self.sample(self.renderer.reflect(leaf), "reflect", leaf.id, 1, 0.0,
@@ -311,7 +493,13 @@ class SearchContext:
 
     # ----------------------------------------------------------------- answer
     def default_answer(self) -> Node | None:
-        """A success, else the best terminal state, else the best node."""
+        """The answer by config.answer_rule: "agreement" (planner.answers), or
+        "value" (and where agreement has nothing to go on): a success, else the
+        best terminal state, else the best node."""
+        if self.config.answer_rule == "agreement":
+            chosen = self.answers.choose()
+            if chosen is not None:
+                return chosen
         nodes = [n for n in self.root.walk() if n is not self.root]
         if not nodes:
             return None

@@ -14,4 +14,5 @@ def node_message(node: Node) -> pb.Node:
         terminal=node.terminal, invalid_action=node.invalid_action, visits=node.visits,
         value=node.value, lm_score=node.lm_score, sc_score=node.sc_score,
         sample_count=node.sample_count, reflection=node.reflection,
+        answer_key=node.answer_key, repeats=node.repeats,
     )

@@ -69,7 +69,10 @@ class Started:
 
 @dataclass(frozen=True)
 class Stepped:
-    """One action's result (what Step answers) and the state it leads to."""
+    """One action's result (what Step answers) and the state it leads to.
+
+    `answer_key` is the environment's identity of the answer the step gives
+    (equal keys, same answer; "" for none)."""
 
     observation: str
     reward: float
@@ -77,6 +80,13 @@ class Stepped:
     truncated: bool
     invalid_action: bool
     state: EnvState
+    answer_key: str = ""
+
+    @classmethod
+    def refused(cls, state: EnvState, why: str) -> Stepped:
+        """An action the environment would not take (e.g. too long): an invalid step
+        that leaves `state` as it was."""
+        return cls(why, 0.0, False, False, True, state)
 
 
 class Environment(abc.ABC):

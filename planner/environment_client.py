@@ -67,7 +67,9 @@ class StatelessEnvironment(Environment):
 
     async def transition(self, state: EnvState, actions: Sequence[str]) -> list[Stepped]:
         chunks = [actions[i:i + self.max_batch] for i in range(0, len(actions), self.max_batch)]
-        replies = await asyncio.gather(*(self._transition(state, chunk) for chunk in chunks))
+        replies = await asyncio.gather(*(
+            _each_or_refused(lambda batch: self._transition(state, batch), state, chunk)
+            for chunk in chunks))
         return [stepped for reply in replies for stepped in reply]
 
     async def _transition(self, state: EnvState, actions: Sequence[str]) -> list[Stepped]:
@@ -115,7 +117,15 @@ class SessionEnvironment(StatelessEnvironment):
         return Started(reply.observation, reply.task_id, self._state(blob, task, ()))
 
     async def transition(self, state: EnvState, actions: Sequence[str]) -> list[Stepped]:
-        return list(await asyncio.gather(*(self._step_one(state, a) for a in actions)))
+        async def one(batch: Sequence[str]) -> list[Stepped]:
+            return [await self._step_one(state, batch[0])]
+
+        return list(await asyncio.gather(*(
+            self._first(_each_or_refused(one, state, [action])) for action in actions)))
+
+    @staticmethod
+    async def _first(results) -> Stepped:
+        return (await results)[0]
 
     async def _step_one(self, state: EnvState, action: str) -> Stepped:
         session = await self._fork(state)
@@ -176,4 +186,22 @@ def connect_environment(address: str, protocol: str = "stateless", timeout: floa
 
 def _stepped(step: env_pb.StepResponse, state: EnvState) -> Stepped:
     return Stepped(step.observation, step.reward, step.terminated, step.truncated,
-                   step.invalid_action, state)
+                   step.invalid_action, state, step.answer_key)
+
+
+async def _each_or_refused(step_batch, state: EnvState, actions: Sequence[str]) -> list[Stepped]:
+    """`step_batch(actions)`; when the environment refuses the batch as invalid
+    (INVALID_ARGUMENT: an action too long, say), each action is tried alone and
+    the ones it still refuses become invalid steps that say why, so one bad
+    sample never ends a search."""
+    try:
+        return await step_batch(actions)
+    except ServiceCallError as error:
+        if error.code() != grpc.StatusCode.INVALID_ARGUMENT:
+            raise
+        if len(actions) == 1:
+            return [Stepped.refused(state, f"The environment refused this action: "
+                                           f"{error.server_details}")]
+    results = await asyncio.gather(*(_each_or_refused(step_batch, state, [action])
+                                     for action in actions))
+    return [stepped for result in results for stepped in result]

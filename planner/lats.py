@@ -48,6 +48,8 @@ from planner.model_client import BudgetExhausted
 from planner.tree import (Node, SelectionRule, backpropagate, select_free_leaf, select_leaf,
                           uct_rule)
 
+SETTLED = "a class of answers that pass the environment's checks is big enough (stop_class_size)"
+
 __all__ = ["DEFAULT_ITERATIONS", "DEFAULT_MAX_DEPTH", "DEFAULT_N_SAMPLES", "LatsConfig",
            "Mcts", "SearchOutcome", "derived_seed"]
 
@@ -79,6 +81,7 @@ class Mcts(Strategy):
             outcome.iterations = iteration
             ctx.events.iteration(iteration)
             ctx.events.selected(leaf, iteration)
+            await ctx.reflect_before_expanding(leaf)
             children = await ctx.expand(leaf)
             if not children:
                 continue
@@ -86,7 +89,10 @@ class Mcts(Strategy):
             reward = self._rollout_reward(ctx, end)
             path = backpropagate(end, reward)
             ctx.events.backpropagated(end, reward, path)
-            if ctx.is_success(end):
+            if ctx.answer_settled():
+                outcome.reason = SETTLED
+                break
+            if ctx.is_success(end) and ctx.config.answer_rule != "agreement":
                 outcome.status = "solved"
                 outcome.reason = "a terminal state reached the success threshold"
                 break
@@ -105,7 +111,7 @@ class Mcts(Strategy):
             if not children:
                 break
             node = ctx.best(children)
-            if ctx.is_success(node):
+            if ctx.is_success(node) or ctx.answer_settled():
                 break
         return node
 
@@ -140,7 +146,9 @@ class _TreeParallel:
             if isinstance(result, BaseException) and not isinstance(result, asyncio.CancelledError):
                 raise result
         outcome.iterations = self.started
-        if self.solved:
+        if self.solved and self.ctx.answer_settled():
+            outcome.reason = SETTLED
+        elif self.solved:
             outcome.status = "solved"
             outcome.reason = "a terminal state reached the success threshold"
         elif self.budget_error is not None:
@@ -187,6 +195,7 @@ class _TreeParallel:
         try:
             ctx.events.iteration(iteration)
             ctx.events.selected(leaf, iteration)
+            await ctx.reflect_before_expanding(leaf)
             node = leaf
             while True:
                 children = await ctx.expand(node)
@@ -208,7 +217,7 @@ class _TreeParallel:
         reward = Mcts._rollout_reward(ctx, end)
         path = backpropagate(end, reward)
         ctx.events.backpropagated(end, reward, path)
-        if ctx.is_success(end):
+        if ctx.answer_settled() or (ctx.is_success(end) and config.answer_rule != "agreement"):
             self.solved = True
             self._cancel_others()
             return

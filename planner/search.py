@@ -65,6 +65,15 @@ class Search:
     def description(self) -> env_pb.DescribeResponse:
         return self.context.description
 
+    def partial_outcome(self, status: str) -> SearchOutcome:
+        """What a search that ended abnormally (an environment or gateway failure) got
+        through: its iterations and expansions so far, no answer."""
+        progress = self.context.progress
+        return SearchOutcome(status=status, answer=None,
+                             iterations=progress.iterations if progress else 0,
+                             nodes_expanded=self.context.nodes_expanded,
+                             reflections=list(self.context.reflections))
+
     async def run(self) -> SearchOutcome:
         """The search, and the fallback search if there is one and the first failed."""
         first = await _episode(self.context, self.strategy)
@@ -94,6 +103,7 @@ async def _episode(ctx: SearchContext, strategy: Strategy) -> SearchOutcome:
     """
     started = time.monotonic()
     outcome = SearchOutcome(status="failed", answer=None)
+    ctx.progress = outcome
     try:
         await ctx.start()
         await strategy.search(ctx, outcome)
@@ -102,6 +112,7 @@ async def _episode(ctx: SearchContext, strategy: Strategy) -> SearchOutcome:
     if ctx.root is not None:
         if outcome.answer is None:
             outcome.answer = strategy.choose_answer(ctx)
+            outcome.answer_reason = ctx.answers.reason
         if outcome.answer is not None and ctx.is_success(outcome.answer):
             outcome.status = "solved"
         if outcome.answer is not None and ctx.description.capabilities.score:

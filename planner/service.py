@@ -356,9 +356,17 @@ class PlannerServicer(pb_grpc.PlannerServicer):
                                 f"cannot reach the environment: {exc.details()}")
         try:
             method = resolve_method(request.config)
-            config = effective_config(request.config, description.prompt_pack.search_hints)
+            config = effective_config(request.config, description.prompt_pack.search_hints,
+                                      description.prompt_pack.paper_search_hints)
         except ConfigError as exc:
             await context.abort(grpc.StatusCode.INVALID_ARGUMENT, str(exc))
+        if method.complete_answers_only and not (
+                description.facts.complete_answer_actions
+                or description.prompt_pack.search_hints.reflect_each_failure):
+            await context.abort(grpc.StatusCode.INVALID_ARGUMENT,
+                                f"method {method.name} samples whole answers, but in "
+                                f"{description.name} an action is one step of an answer "
+                                "(facts.complete_answer_actions is false); use react_bok")
         problem = sampling_problem(config, await self._gateway_max_samples())
         if problem:
             await context.abort(grpc.StatusCode.INVALID_ARGUMENT, problem)
@@ -406,7 +414,7 @@ class PlannerServicer(pb_grpc.PlannerServicer):
                 error = ""
             except Exception as exc:  # environment or gateway failure
                 log.warning("run %s failed: %s", run_id, exc)
-                outcome, error = SearchOutcome(status="error", answer=None), _describe_error(exc)
+                outcome, error = search.partial_outcome("error"), _describe_error(exc)
             result = self._result(outcome, error, search, model, config_message,
                                   description, environment, run.task_id)
             result.second_term = run.result.second_term
@@ -473,6 +481,12 @@ class PlannerServicer(pb_grpc.PlannerServicer):
         if outcome.score is not None:
             result.score.CopyFrom(outcome.score)
             result.scored = True
+        ctx = search.context
+        result.value_parse_failures = ctx.value_parse_failures
+        result.repeats_merged = ctx.answers.repeats_merged
+        if ctx.answers.greedy is not None:
+            result.greedy_node_id = ctx.answers.greedy.id
+        result.answer_reason = outcome.answer_reason
         return result
 
 

@@ -52,6 +52,16 @@ class Node:
     sample_count: int = 0        # samples (of n) that proposed this action
     reflection: str = ""         # this node's own reflection, shown in its branch
     virtual_loss: int = 0        # selections in flight through this node (parallel MCTS)
+    answer_key: str = ""         # the environment's identity of this result's answer
+    agreement: float = 0.0       # share of its expansion's samples giving the same answer
+    repeats: int = 0             # later samples merged into this node (dedup)
+    draws: int = 0               # expansions of this node that sampled actions
+    empty_draws: int = 0         # of them, in a row, ones whose every sample was a repeat
+
+    @property
+    def votes(self) -> int:
+        """Samples that gave this node's action or answer: its own and its repeats."""
+        return max(self.sample_count, 1) + self.repeats
 
     def path(self) -> list[Node]:
         """Nodes from the root down to this one, inclusive."""

@@ -12,6 +12,8 @@ from lats.processes import start_service
 REPLICA_KEY = "conformance-shared-key"
 # Checks that only servers without snapshots run.
 WITHOUT_SNAPSHOTS_ONLY = "test_replay_without_snapshots_matches_sessions"
+# The check that only servers stating no answer keys run (all of ours state them).
+STATES_ANSWER_KEYS = "test_keys_only_from_servers_that_state_them"
 # The kit's NaN/Infinity checks, which only servers that take inline tasks run.
 WITHOUT_INLINE_TASKS_ONLY = [f"test_non_finite_inline_task_is_invalid_argument[{case}]"
                              for case in ("infinity", "in-a-list", "in-a-struct", "nan")]

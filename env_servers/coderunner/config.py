@@ -61,6 +61,7 @@ class CodeRunnerConfig:
              "split named after it. Repeatable; the variable separates paths with ':'.")
     step_limits: Limits = field(default_factory=lambda: Limits(wall_seconds=5.0, cpu_seconds=5))
     score_limits: Limits = field(default_factory=lambda: Limits(wall_seconds=10.0, cpu_seconds=10))
+    probe_limits: Limits = field(default_factory=lambda: Limits(wall_seconds=3.0, cpu_seconds=3))
 
     def __post_init__(self) -> None:
         if self.sandbox not in SANDBOXES:

@@ -24,6 +24,7 @@ program (the latest extracted program or null), observation, passed.
 
 from __future__ import annotations
 
+import asyncio
 import json
 import logging
 from collections.abc import Mapping
@@ -37,6 +38,7 @@ from env_servers.coderunner.config import CodeRunnerConfig
 from env_servers.coderunner.extraction import NoCodeFound, extract_program
 from env_servers.coderunner.feedback import compile_error, observation, program_problem
 from env_servers.coderunner.internal_tests import docstring_examples, parse_asserts, smoke_test
+from env_servers.coderunner.probes import behaviour_key, probe_tests
 from env_servers.coderunner.problems import Problem
 from env_servers.coderunner.sandbox_metrics import observed_run
 from env_servers.coderunner.prompts import INTERNAL_TESTS_OPTION, prompt_pack
@@ -112,7 +114,8 @@ class CodeRunnerDomain(Domain):
             max_steps=MAX_STEPS,
             max_action_bytes=MAX_ACTION_BYTES,
             facts=environment_pb2.EnvironmentFacts(complete_answer_actions=True,
-                                                   partial_credit_rewards=True),
+                                                   partial_credit_rewards=True,
+                                                   answer_keys=True),
         )
 
     def list_tasks(self, split: str) -> list[str]:
@@ -150,7 +153,9 @@ class CodeRunnerDomain(Domain):
         except NoCodeFound as error:
             return StepOutcome(state, str(error), invalid_action=True)
         tests = tuple(state["tests"])
-        result = await self._run(program, tests, self.config.step_limits, "step", problem.entry_point)
+        result, key = await asyncio.gather(
+            self._run(program, tests, self.config.step_limits, "step", problem.entry_point),
+            self._behaviour_key(problem, program))
         passed = result.passed if result.status == STATUS_OK else 0
         text = observation(result, tests, self.config.step_limits.wall_seconds,
                            _syntax_error(result, program))
@@ -163,7 +168,8 @@ class CodeRunnerDomain(Domain):
             reward = 1.0 if terminated else reward
             info["hidden_passed"] = terminated
         new_state = dict(state, program=program, observation=text, passed=passed)
-        return StepOutcome(new_state, text, reward=reward, terminated=terminated, info=info)
+        return StepOutcome(new_state, text, reward=reward, terminated=terminated, info=info,
+                           answer_key=key)
 
     def observation_of(self, state: State) -> str:
         return state["observation"]
@@ -220,6 +226,15 @@ class CodeRunnerDomain(Domain):
                 entry_points=(entry_point,) if entry_point else ()))
             observed.status, observed.all_passed = result.status, result.all_passed
         return result
+
+    async def _behaviour_key(self, problem: Problem, program: str) -> str:
+        """The program's answer key: its outcomes on the task's probe inputs."""
+        probes = probe_tests(problem.prompt, problem.entry_point)
+        if not probes:
+            return ""
+        result = await self._run(program, probes, self.config.probe_limits, "probe",
+                                 problem.entry_point)
+        return behaviour_key(result)
 
     async def _hidden_run(self, problem: Problem, program: str) -> RunResult:
         return await self._run(program, problem.hidden_tests, self.config.score_limits, "hidden",

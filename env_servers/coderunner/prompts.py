@@ -171,6 +171,28 @@ func signature:
 unit tests:
 '''
 
+# A reflection is a few sentences: it ends where the model would start the
+# next attempt, a test report or another example; setup is assert lines, and
+# ends where the model would start another function or example.
+REFLECT_STOP = ["\n[attempt", "[unit test results", "[self-reflection", "END OF EXAMPLE",
+                "\n\n\n"]
+SETUP_STOP = ["func signature:", "END OF EXAMPLE", "\ndef ", "\n\n\n"]
+
+# What the official programming LATS runs with (n = 5, k = 8, one simple first
+# implementation at the root, V = 0.8 * LM + 0.2 * pass rate, a reflection on
+# every failed child): lats_paper.
+PAPER_SEARCH_HINTS = environment_pb2.SearchHints(
+    max_depth=8, n_samples=5, iterations=8, simulate=False, root_samples=1,
+    reflect_each_failure=True, reward_in_value=True, value_weight=0.8,
+)
+# What lats runs with here, chosen on the development slice (bench/README.md,
+# "Choosing the code runner's settings"): the root's n samples are all
+# answers (the greedy one first), and the model's own 1-10 score is left out.
+SEARCH_HINTS = environment_pb2.SearchHints(
+    max_depth=8, n_samples=5, iterations=8, simulate=False, root_samples=0,
+    reflect_each_failure=True, reward_in_value=True, value_weight=0.0,
+)
+
 VALUE_PATTERN = r"correctness score is\s*(\d+(?:\.\d+)?)"
 ATTEMPT_PREFIX_PATTERN = r"^\s*\[attempt \d+\]:?\s*"
 
@@ -200,8 +222,8 @@ def prompt_pack(internal_tests: int) -> environment_pb2.PromptPack:
         setup_option_key=INTERNAL_TESTS_OPTION,
         setup_max_tokens=48 * internal_tests + 32,
         variables={"internal_tests": str(internal_tests)},
-        search_hints=environment_pb2.SearchHints(
-            max_depth=8, n_samples=5, iterations=8, simulate=False, root_samples=1,
-            reflect_each_failure=True, reward_in_value=True, value_weight=0.8,
-        ),
+        setup_stop=SETUP_STOP,
+        reflect_stop=REFLECT_STOP,
+        search_hints=SEARCH_HINTS,
+        paper_search_hints=PAPER_SEARCH_HINTS,
     )

@@ -1,7 +1,8 @@
 """The code runner's sandbox metrics, recorded around every sandboxed run.
 
   lats_sandbox_runs_total{sandbox, purpose, status, verdict}
-      purpose: step (the model's own tests) or hidden (the hidden tests: Score,
+      purpose: step (the internal tests), probe (the answer key's probe inputs)
+      or hidden (the hidden tests: Score,
       and steps in oracle mode);
       status: how the program ran (ok, syntax_error, error, timeout, memory,
       crashed); verdict: all_passed or not_all_passed

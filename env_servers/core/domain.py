@@ -82,6 +82,11 @@ class StepOutcome:
     When `invalid_action` is true the action could not be parsed or applied:
     `observation` says why, `reward` should be 0, and the servicer keeps the
     previous state whatever `state` holds (the step still counts).
+
+    `answer_key` names the answer the step gives (environment.proto,
+    StepResponse.answer_key): equal keys mean the same answer; "" when the
+    step gives none. It must not depend on hidden ground truth, and a domain
+    that sets keys states `facts.answer_keys` in its description.
     """
 
     state: State
@@ -90,6 +95,7 @@ class StepOutcome:
     terminated: bool = False
     invalid_action: bool = False
     info: Mapping[str, Any] = field(default_factory=dict)
+    answer_key: str = ""
 
 
 @dataclass(frozen=True)

@@ -29,6 +29,7 @@ from lats_runtime import reward_modes
 from lats_runtime.finite import non_finite_at
 from lats_runtime.quoting import quoted
 
+from env_servers.core.answer_keys import checked_answer_key
 from env_servers.core.domain import Domain, ResetOutcome, State
 from env_servers.core.errors import EnvError, FailedPrecondition, InvalidRequest
 from env_servers.core.metrics import SESSIONS_OPEN, STEP_SECONDS, STEPS, step_outcome
@@ -315,6 +316,7 @@ class EnvironmentServicer(environment_pb2_grpc.EnvironmentServicer):
             invalid_action=outcome.invalid_action,
             info=to_struct(outcome.info),
             steps=after.steps,
+            answer_key="" if outcome.invalid_action else checked_answer_key(outcome.answer_key),
         )
         return response, after
 

@@ -30,7 +30,9 @@ from env_servers.core import (
     StepOutcome,
     TaskSpec,
 )
+from env_servers.core.answer_keys import answer_key
 from env_servers.game24.actions import ANSWER_EXAMPLE, STEP_EXAMPLE
+from env_servers.game24.expression import DivisionByZero, ExpressionError, evaluate
 from env_servers.game24.numbers import format_number, format_numbers, parse_number
 from env_servers.game24.prompts import prompt_pack
 from env_servers.game24.rules import judge
@@ -89,6 +91,7 @@ class Game24Domain(Domain):
             reward_mode="none",
             max_steps=8,
             max_action_bytes=4096,
+            facts=environment_pb2.EnvironmentFacts(answer_keys=True),
         )
 
     def list_tasks(self, split: str) -> list[str]:
@@ -140,6 +143,7 @@ class Game24Domain(Domain):
             reward=1.0 if verdict.solved else 0.0,
             terminated=verdict.terminated,
             info=info,
+            answer_key=_answer_key(verdict.answer),
         )
 
     def observation_of(self, state: State) -> str:
@@ -200,3 +204,16 @@ def _inline_numbers(task: Mapping[str, Any]) -> tuple[int, ...]:
             f"{MAX_INLINE_VALUE}, e.g. [4, 4, 6, 8]"
         )
     return tuple(int(v) for v in values)
+
+
+def _answer_key(expression: str | None) -> str:
+    """An answer's identity: its value and the numbers it uses (every right answer
+    shares one key, whatever its order of operations); "" for a step that is no answer."""
+    if expression is None:
+        return ""
+    try:
+        evaluation = evaluate(expression)
+    except (ExpressionError, DivisionByZero):
+        return answer_key("game24", "no value")
+    return answer_key("game24", format_number(evaluation.value),
+                      sorted(format_number(n) for n in evaluation.numbers))

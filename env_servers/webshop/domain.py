@@ -31,6 +31,7 @@ from env_servers.core import (
     TaskNotFound,
     TaskSpec,
 )
+from env_servers.core.answer_keys import answer_key
 from env_servers.webshop.catalog import open_catalog
 from env_servers.webshop.goals import SPLITS
 from env_servers.webshop.prompts import MAX_DEPTH, prompt_pack
@@ -112,6 +113,7 @@ class WebShopDomain(Domain):
             reward_mode="oracle",
             max_steps=MAX_STEPS,
             max_action_bytes=4096,
+            facts=environment_pb2.EnvironmentFacts(answer_keys=True),
         )
 
     def list_tasks(self, split: str) -> list[str]:
@@ -136,9 +138,12 @@ class WebShopDomain(Domain):
 
     def step(self, state: State, action: str) -> StepOutcome:
         result = self._checked(self.shop.step, state, action)
+        purchase = result.state.get("purchase") if result.done else None
+        key = (answer_key("webshop", purchase["asin"], sorted(purchase["options"].items()))
+               if purchase else "")
         return StepOutcome(result.state, result.observation, reward=result.reward,
                            terminated=result.done, invalid_action=result.invalid,
-                           info=result.info)
+                           info=result.info, answer_key=key)
 
     def observation_of(self, state: State) -> str:
         self._checked(self.shop.check, state)

@@ -38,7 +38,8 @@ from env_servers.core import (
 from env_servers.wiki.actions import ACTION_PATTERN, find_action, invalid_observation
 from env_servers.wiki.corpora import open_corpus
 from env_servers.wiki.corpus import Corpus
-from env_servers.wiki.metrics import score_answer
+from env_servers.core.answer_keys import answer_key
+from env_servers.wiki.metrics import normalize_answer, score_answer
 from env_servers.wiki.prompts import cot_prompt_pack, react_prompt_pack
 from env_servers.wiki.react import wiki_step
 from env_servers.wiki.settings import WikiSettings
@@ -100,7 +101,8 @@ class _HotpotDomain(Domain):
                                                       score=True),
             action_grammar=grammar, reward_range=REWARD_RANGE, prompt_pack=pack,
             splits=self.questions.splits, reward_mode=self.settings.reward_mode,
-            max_steps=max_steps, max_action_bytes=max_action_bytes)
+            max_steps=max_steps, max_action_bytes=max_action_bytes,
+            facts=environment_pb2.EnvironmentFacts(answer_keys=True))
 
     def list_tasks(self, split: str) -> list[str]:
         return self.questions.ids(split)
@@ -141,7 +143,8 @@ class _HotpotDomain(Domain):
         else:
             reward, observation = 0.0, "Episode finished."
         new_state = dict(state, answer=answer, observation=observation)
-        return StepOutcome(new_state, observation, reward=reward, terminated=True, info=info)
+        return StepOutcome(new_state, observation, reward=reward, terminated=True, info=info,
+                           answer_key=answer_key("hotpotqa", normalize_answer(answer)))
 
     def score(self, state: State) -> ScoreResult:
         gold, answer = self._gold(state), state.get("answer")

@@ -28,6 +28,17 @@ export function isPuzzleState(value: unknown): value is PuzzleState {
 export interface StepResult {
   observation: string; reward: number; terminated: boolean; truncated: boolean;
   invalid_action: boolean; steps: number; info: Record<string, number | string | boolean>;
+  /** The answer the step gives (environment.proto StepResponse.answer_key). */
+  answer_key: string;
+}
+
+/**
+ * An episode's answer is the board it ends on (solved, or where the step limit
+ * stopped it): two episodes that end on the same board gave the same answer,
+ * whatever moves led there. A step that does not end the episode gives none.
+ */
+export function answerKey(board: Board, ended: boolean): string {
+  return ended ? `board:${board.join("-")}` : "";
 }
 
 export function describeBoard(board: Board): string {
@@ -87,7 +98,7 @@ export function advance(before: Episode<PuzzleState>, action: string, maxSteps: 
     return {
       result: { observation: `Invalid move: ${moved}\n${describeBoard(before.state.board)}`,
                 reward: 0, terminated: false, truncated: truncatedIfOpen, invalid_action: true,
-                steps, info: { misplaced: misplaced(before.state.board) } },
+                steps, info: { misplaced: misplaced(before.state.board) }, answer_key: "" },
       after: { state: before.state, steps, terminated: false },
     };
   }
@@ -97,7 +108,8 @@ export function advance(before: Episode<PuzzleState>, action: string, maxSteps: 
   return {
     result: { observation: latestObservation(state), reward: solved ? 1 : 0, terminated: solved,
               truncated: !solved && truncatedIfOpen, invalid_action: false, steps,
-              info: { misplaced: misplaced(moved), manhattan: manhattan(moved) } },
+              info: { misplaced: misplaced(moved), manhattan: manhattan(moved) },
+              answer_key: answerKey(moved, solved || truncatedIfOpen) },
     after: { state, steps, terminated: solved },
   };
 }

@@ -134,6 +134,8 @@ export class PuzzleService {
       prompt_pack: PROMPT_PACK,
       splits: [...SPLITS],
       reward_mode: "REWARD_MODE_NONE",
+      // Step results name the board an episode ends on (environment.ts answerKey).
+      facts: { answer_keys: true },
     };
   }
 

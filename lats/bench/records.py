@@ -14,6 +14,9 @@ always be checked against the stored rows. Fields:
   calls prompt_tokens completion_tokens model usage of the run
   iterations nodes_expanded nodes wall_seconds
   actions final_observation error run_id session finished_at
+  answer_node_id greedy_node_id         the answer's node, and the greedy first attempt's
+  answer_reason                         why the answer was chosen (answer_rule agreement)
+  value_parse_failures repeats_merged   value completions the pattern missed; merged repeats
 """
 
 from __future__ import annotations
@@ -64,6 +67,10 @@ def record_from_result(job: Job, result: pb.RunResult, run_id: str, session: int
         "actions": list(result.actions), "final_observation": result.final_observation,
         "error": result.error, "reason": result.stop_reason or result.error,
         "run_id": run_id,
+        "answer_node_id": result.answer_node_id, "greedy_node_id": result.greedy_node_id,
+        "answer_reason": result.answer_reason,
+        "value_parse_failures": result.value_parse_failures,
+        "repeats_merged": result.repeats_merged,
     }
 
 

@@ -41,6 +41,12 @@ OPTION_FIELDS = {
     "temperature": ("temperature", float),
     "value_samples": ("value_samples", int),
     "max_reflections": ("max_reflections", int),
+    "greedy": ("greedy_first", _flag),
+    "answer": ("answer_rule", str),
+    "dedup": ("dedup", _flag),
+    "stop": ("stop_class_size", int),
+    "beta": ("agreement_weight", float),
+    "lazy": ("lazy_reflection", _flag),
 }
 
 

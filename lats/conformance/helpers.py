@@ -78,11 +78,13 @@ class Outcome(NamedTuple):
     invalid_action: bool
     steps: int
     error: str = ""
+    answer_key: str = ""
 
     @classmethod
     def of(cls, response: environment_pb2.StepResponse) -> Outcome:
         return cls(response.observation, response.reward, response.terminated,
-                   response.truncated, response.invalid_action, response.steps)
+                   response.truncated, response.invalid_action, response.steps,
+                   answer_key=response.answer_key)
 
     @classmethod
     def failed(cls, error: grpc.RpcError) -> Outcome:

@@ -4,7 +4,7 @@
 environment. A transcript is written from the act prompt without the act
 stop sequences, so a model may write the whole trajectory in one go (its
 actions and its own guesses of the observations, in the pack's step format);
-the planner reads the actions out of it (planner.methods.transcript) and
+the planner reads the actions out of it (planner.transcript) and
 steps them in order in the environment, which only checks them. When the
 transcript stops short of a terminal state (packs often ask for one step per
 reply), the model continues from the act prompt whose trajectory shows its
@@ -12,7 +12,8 @@ own actions with every observation left blank, until a terminal state, the
 depth limit d or an empty reply; each continuation is one more call.
 In an environment where every action is a complete answer attempt (a whole
 program) the transcript's first action is the attempt and the transcript
-ends there, failed or not: CoT is one attempt without feedback (the papers'
+ends there, failed or not (so it is written with the act stop sequences and
+token limit, and LATS's greedy first child is this very request): CoT is one attempt without feedback (the papers'
 "simple" baseline) and CoT-SC is k independent attempts with a vote. In a
 tool-using environment the tool's results are never seen, so CoT is the
 reasoning-only baseline of the papers.
@@ -30,14 +31,11 @@ from __future__ import annotations
 from collections import Counter
 
 from planner.context import SearchContext, SearchOutcome
-from planner.methods.transcript import split_transcript
+from planner.transcript import split_transcript
 from planner.model_client import BudgetExhausted
 from planner.prompting import action_key
 from planner.search import Strategy
 from planner.tree import Node
-
-MIN_TRANSCRIPT_TOKENS = 256
-MAX_TRANSCRIPT_TOKENS = 2048
 
 
 class CotSearch(Strategy):
@@ -47,22 +45,16 @@ class CotSearch(Strategy):
         self.leaves: list[Node] = []     # the last node of each followed transcript
         self.budget_note = ""
 
-    @staticmethod
-    def transcript_tokens(ctx: SearchContext) -> int:
-        """Room for d actions and the model's guessed observations."""
-        per_step = ctx.pack.act_max_tokens or 128
-        wanted = 2 * per_step * ctx.config.max_depth
-        return max(MIN_TRANSCRIPT_TOKENS, min(MAX_TRANSCRIPT_TOKENS, wanted))
-
     async def _transcripts(self, ctx: SearchContext, outcome: SearchOutcome) -> list[str]:
         k, per_call = ctx.config.iterations, max(1, ctx.config.n_samples)
+        stop, max_tokens = ctx.transcript_params()
         texts: list[str] = []
         try:
             while len(texts) < k:
                 n = min(per_call, k - len(texts))
                 texts += await ctx.sample(
                     ctx.renderer.act(ctx.root, ()), "cot", f"{ctx.root.id}@{len(texts)}", n,
-                    ctx.config.temperature, (), self.transcript_tokens(ctx))
+                    ctx.config.temperature, stop, max_tokens)
         except BudgetExhausted as exc:
             outcome.reason = f"model budget spent after {len(texts)} transcripts: {exc}"
         return texts
@@ -87,9 +79,10 @@ class CotSearch(Strategy):
                     or ctx.every_action_is_answer):
                 break
             try:
+                stop, max_tokens = ctx.transcript_params()
                 text, = await ctx.sample(
                     ctx.renderer.act(_blind(node), ()), "cot", f"{node.id}@{index}", 1,
-                    ctx.config.temperature, (), self.transcript_tokens(ctx))
+                    ctx.config.temperature, stop, max_tokens)
             except BudgetExhausted as exc:
                 self.budget_note = f"model budget spent during a continuation: {exc}"
                 break

@@ -26,12 +26,19 @@ from planner.lats import Mcts
 from planner.methods.cot import CotSearch
 from planner.methods.react import TrajectorySampler
 from planner.methods.reflexion import ReflexionSearch
+from planner.methods.sampling import BestOfN
 from planner.methods.tot import BfsSearch, DfsSearch
 from planner.events import EventSink
 from planner.model_client import ModelClient
 from planner.search import Search, Strategy
 
 _NO_VALUE = {"n_samples": 1, "reflect_each_failure": False}
+# The paper's algorithm (Zhou et al., 2024), as its code runs it.
+_PAPER = {"greedy_first": False, "answer_rule": "value", "dedup": False, "stop_class_size": 1,
+          "agreement_weight": 0.0, "lazy_reflection": False}
+# What this platform adds to it (README, "How lats differs from the paper").
+_PLATFORM = {"greedy_first": True, "answer_rule": "agreement", "dedup": True,
+             "lazy_reflection": True}
 
 
 @dataclass(frozen=True)
@@ -43,6 +50,8 @@ class MethodSpec:
     fixed: Mapping[str, object] = field(default_factory=dict)
     anytime: bool = False
     falls_back: bool = False           # searches SearchConfig.fallback_env_address on failure
+    paper: bool = False                # takes the pack's paper_search_hints (paper-faithful)
+    complete_answers_only: bool = False  # needs facts.complete_answer_actions
 
     def __post_init__(self):
         object.__setattr__(self, "defaults", MappingProxyType(dict(self.defaults)))
@@ -59,8 +68,26 @@ class MethodSpec:
 
 METHODS: dict[str, MethodSpec] = {spec.name: spec for spec in (
     MethodSpec("lats", Mcts,
-               "LATS: MCTS with UCT, LM value + self-consistency, simulation, reflection; "
-               "k = iterations, n = actions sampled per expansion", anytime=True),
+               "LATS as this platform runs it: MCTS with UCT, value, simulation and "
+               "reflection, plus CoT's greedy attempt as the root's first child, repeats "
+               "merged across the tree, reflections made when a node is expanded, and the "
+               "answer chosen by agreement among answers that pass the environment's checks; "
+               "k = iterations, n = actions sampled per expansion",
+               defaults=_PLATFORM, anytime=True),
+    MethodSpec("lats_paper", Mcts,
+               "LATS as the paper (Zhou et al., 2024) and its code run it, with the "
+               "environment's paper settings: MCTS with UCT, LM value + self-consistency, "
+               "simulation, reflection, the first success or the best value as the answer; "
+               "k = iterations, n = actions sampled per expansion",
+               fixed=_PAPER, anytime=True, paper=True),
+    MethodSpec("best_of_n", BestOfN,
+               "Best of N without a tree: CoT's greedy attempt plus n - 1 samples, then "
+               "rounds of n more from the root prompt; answers filtered by the environment's "
+               "checks and clustered by answer key (largest class); no value calls, no "
+               "reflections; k = rounds; for environments whose every action is an answer",
+               defaults={**_PLATFORM}, anytime=True, complete_answers_only=True,
+               fixed={"lm_value": False, "reflection": False, "root_samples": 0,
+                      "lazy_reflection": False}),
     MethodSpec("lats_dfs", DfsSearch,
                "LATS (DFS) ablation: LATS's value and reflection, depth-first with value "
                "pruning instead of MCTS; k = trajectories, n = samples per expansion",

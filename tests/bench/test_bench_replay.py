@@ -5,7 +5,8 @@ recordings/game24_0_qwen0.5b.jsonl.gz holds the model's exchanges, recorded by
     lats bench --start-services --backend local --model qwen2.5-coder-0.5b \\
         --gateway-arg=--record=FILE --split train --slice 0:1 \\
         -m lats -m reflexion -m react_bok -n 3 -k 10 --max-calls 10 --out DIR
-and *_expected.json what that bench stored. Replaying the same bench must
+and *_expected.json what that bench stored (the LATS of the recording is
+`lats_paper` now, the paper-faithful variant). Replaying the same bench must
 reproduce every stored figure: the methods send exactly the same requests
 (deterministic seeds and prompts) and account for them the same way. Any
 change to the prompt pack or to a method's prompts invalidates the recording;
@@ -33,15 +34,15 @@ def test_replaying_the_recorded_bench_reproduces_every_stored_figure(tmp_path):
     done = subprocess.run(
         [sys.executable, "-m", "lats", "--log-level", "WARNING", "bench", "--start-services",
          "--backend", "replay", f"--gateway-arg=--replay={replay}", "--task", "game24/0",
-         "-m", "lats", "-m", "reflexion", "-m", "react_bok", "-n", "3", "-k", "10",
+         "-m", "lats_paper", "-m", "reflexion", "-m", "react_bok", "-n", "3", "-k", "10",
          "--max-calls", "10", "--concurrency", "1", "--out", str(tmp_path / "out")],
         capture_output=True, text=True, timeout=120)
     assert done.returncode == 0, done.stderr
     store = BenchStore(tmp_path / "out" / "bench.sqlite3")
-    records = {r["label"]: r for r in store.records()}
+    records = {r["label"].replace("lats_paper", "lats"): r for r in store.records()}
     store.close()
     for expected in json.loads(EXPECTED.read_text()):
-        got = records[expected["label"]]
+        got = dict(records[expected["label"]], label=expected["label"])
         assert got["model"].endswith(expected["model"].split(":")[-1])
         assert {k: got[k] for k in expected if k != "model"} == {
             k: v for k, v in expected.items() if k != "model"}, expected["label"]

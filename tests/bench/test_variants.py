@@ -15,7 +15,7 @@ def test_a_spec_names_a_method_and_its_switches():
 
 
 @pytest.mark.parametrize("spec, message", [
-    ("mcts", "unknown method 'mcts'.*lats, lats_dfs"),
+    ("mcts", "unknown method 'mcts'.*lats, lats_paper"),
     ("lats:alpha=1", "bad option 'alpha=1'.*KEY in n, k, d, w, lambda"),
     ("lats:lambda", "bad option 'lambda'"),
     ("lats:reflection=maybe", "reflection=maybe.*not on/off"),

@@ -250,11 +250,15 @@ async def test_mbpp_formats_score_their_reference_solutions(domain):
 
 async def test_describe_publishes_the_programming_search_hints(domain):
     description = domain.describe()
-    hints = description.prompt_pack.search_hints
-    assert (hints.n_samples, hints.iterations, hints.root_samples) == (5, 8, 1)
-    assert not hints.simulate and hints.reflect_each_failure and hints.reward_in_value
-    assert hints.value_weight == pytest.approx(0.8)
+    paper = description.prompt_pack.paper_search_hints   # the official programming LATS
+    assert (paper.n_samples, paper.iterations, paper.root_samples) == (5, 8, 1)
+    assert not paper.simulate and paper.reflect_each_failure and paper.reward_in_value
+    assert paper.value_weight == pytest.approx(0.8)
+    hints = description.prompt_pack.search_hints         # chosen on the development slice
+    assert hints.root_samples == 0 and not hints.simulate and hints.reward_in_value
+    assert description.facts.answer_keys and description.facts.complete_answer_actions
     pack = description.prompt_pack
+    assert pack.reflect_stop and pack.setup_stop
     assert pack.setup_option_key == "internal_tests" and "{task}" in pack.setup_template
     assert "{reflection}" in pack.step_template and "{action}" in pack.step_template
     assert "{observation}" in pack.step_template

@@ -19,7 +19,7 @@ def answer_xy(purpose, prompt, params):
 
 def test_no_lm_value_makes_no_value_calls_and_values_by_self_consistency():
     model = CallModel(answer_xy)
-    _, _, events = run_method("lats", PathEnv(), model, n_samples=3, iterations=1,
+    _, _, events = run_method("lats_paper", PathEnv(), model, n_samples=3, iterations=1,
                               lm_value=False)
     assert "value" not in model.purposes()
     x, y = (node for (node,) in events.of("node_evaluated")[:2])   # before backpropagation
@@ -29,7 +29,7 @@ def test_no_lm_value_makes_no_value_calls_and_values_by_self_consistency():
 
 def test_with_the_lm_value_the_same_tree_costs_value_calls():
     model = CallModel(answer_xy)
-    _, _, events = run_method("lats", PathEnv(), model, n_samples=3, iterations=1)
+    _, _, events = run_method("lats_paper", PathEnv(), model, n_samples=3, iterations=1)
     assert model.purposes().count("value") == 2
     x = events.of("node_evaluated")[0][0]
     assert x.value == pytest.approx(0.5 * 1.0 + 0.5 * 2 / 3)
@@ -40,14 +40,14 @@ def test_no_lm_value_with_reward_in_value_uses_the_step_reward():
     desc = description()
     desc.prompt_pack.search_hints.reward_in_value = True
     model = CallModel(answer_xy)
-    search, _, _ = run_method("lats", PathEnv(), model, desc=desc, n_samples=3, iterations=1,
+    search, _, _ = run_method("lats_paper", PathEnv(), model, desc=desc, n_samples=3, iterations=1,
                               lm_value=False)
     assert [c.value for c in search.root.children] == [0.0, 0.0]
 
 
 def test_no_reflection_and_lambda_one():
     model = CallModel(answer_xy)
-    _, _, events = run_method("lats", PathEnv(), model, n_samples=3, iterations=2,
+    _, _, events = run_method("lats_paper", PathEnv(), model, n_samples=3, iterations=2,
                               reflection=False, value_weight=1.0)
     assert "reflect" not in model.purposes()
     first = [node.value for (node,) in events.of("node_evaluated")[:2]]
@@ -57,7 +57,7 @@ def test_no_reflection_and_lambda_one():
 def test_n_k_and_d_reach_the_search():
     model = CallModel(lambda purpose, prompt, params: [f"go{i}" for i in range(params.n)]
                       if purpose == "act" else ["score is 5"] * params.n)
-    search, outcome, _ = run_method("lats", PathEnv(), model, n_samples=4, iterations=2,
+    search, outcome, _ = run_method("lats_paper", PathEnv(), model, n_samples=4, iterations=2,
                                     max_depth=3, reflection=False)
     assert {c[2].n for c in model.calls if c[0] == "act"} == {4}
     assert outcome.iterations == 2
@@ -74,7 +74,7 @@ def test_exploration_weight_w_decides_where_the_second_iteration_goes(w, second)
             return tree.get(traj(prompt), ["lose", "lose"])[:params.n]
         return [f"score is {scores.get(traj(prompt), 5)}"] * params.n
 
-    _, _, events = run_method("lats", PathEnv(), CallModel(answer), n_samples=2, iterations=2,
+    _, _, events = run_method("lats_paper", PathEnv(), CallModel(answer), n_samples=2, iterations=2,
                               max_depth=3, value_weight=1.0, reflection=False,
                               exploration_weight=w)
     assert [node.id for node, _ in events.of("selected")] == ["0", second]

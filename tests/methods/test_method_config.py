@@ -12,6 +12,7 @@ from planner.methods import METHODS, method_spec
 from planner.methods.cot import CotSearch
 from planner.methods.react import TrajectorySampler
 from planner.methods.reflexion import ReflexionSearch
+from planner.methods.sampling import BestOfN
 from planner.methods.tot import BfsSearch, DfsSearch
 
 HINTS = env_pb.SearchHints(max_depth=4, n_samples=5, iterations=10, simulate=True,
@@ -24,7 +25,7 @@ def config(method, **request):
 
 def test_every_method_name_maps_to_its_strategy():
     assert {name: spec.strategy for name, spec in METHODS.items()} == {
-        "lats": Mcts, "lats_dfs": DfsSearch, "tot_dfs": DfsSearch, "tot_bfs": BfsSearch,
+        "lats": Mcts, "lats_paper": Mcts, "best_of_n": BestOfN, "lats_dfs": DfsSearch, "tot_dfs": DfsSearch, "tot_bfs": BfsSearch,
         "react": TrajectorySampler, "react_bok": TrajectorySampler,
         "reflexion": ReflexionSearch, "cot": CotSearch, "cot_sc": CotSearch,
         "lats_fallback": Mcts}
@@ -33,7 +34,7 @@ def test_every_method_name_maps_to_its_strategy():
 
 
 def test_unknown_method_is_a_config_error_that_lists_the_choices():
-    with pytest.raises(ConfigError, match="unknown method 'mcts'.*lats, lats_dfs.*cot_sc"):
+    with pytest.raises(ConfigError, match="unknown method 'mcts'.*lats, lats_paper.*cot_sc"):
         config("mcts")
 
 

@@ -116,24 +116,24 @@ def test_lats_dfs_ablation_reflects_at_each_failed_path_end(services):
 
 
 def test_lats_solves_and_each_ablation_switch_changes_what_it_does(services):
-    full, events = solve(services, "lats", n_samples=2, iterations=10)
+    full, events = solve(services, "lats_paper", n_samples=2, iterations=10)
     assert full.status == pb.RUN_STATUS_SOLVED and list(full.actions) == SOLUTION
     assert any(n.lm_score >= 0 for n in of(events, "node_evaluated"))
 
-    no_lm, events = solve(services, "lats", n_samples=2, iterations=10, lm_value=False)
+    no_lm, events = solve(services, "lats_paper", n_samples=2, iterations=10, lm_value=False)
     assert not no_lm.config.lm_value
     evaluated = [n for n in of(events, "node_evaluated") if not n.terminal]
     assert evaluated and all(n.lm_score == -1 and n.value == n.sc_score for n in evaluated)
     assert no_lm.usage.calls < full.usage.calls
 
-    no_reflection, events = solve(services, "lats", n_samples=2, iterations=10, reflection=False)
+    no_reflection, events = solve(services, "lats_paper", n_samples=2, iterations=10, reflection=False)
     assert not of(events, "reflection") and not no_reflection.config.reflection
 
-    no_sc, events = solve(services, "lats", n_samples=2, iterations=10, value_weight=1.0)
+    no_sc, events = solve(services, "lats_paper", n_samples=2, iterations=10, value_weight=1.0)
     evaluated = [n for n in of(events, "node_evaluated") if not n.terminal]
     assert all(n.value == pytest.approx(n.lm_score) for n in evaluated[:2])
 
-    hyper, _ = solve(services, "lats", n_samples=3, iterations=2, max_depth=3,
+    hyper, _ = solve(services, "lats_paper", n_samples=3, iterations=2, max_depth=3,
                      exploration_weight=2.0)
     c = hyper.config
     assert (c.n_samples, c.iterations, c.max_depth, c.exploration_weight) == (3, 2, 3, 2.0)

@@ -3,7 +3,7 @@
 from env_servers.game24.actions import PREFIX_PATTERN
 from env_servers.game24.prompts import STEP_TEMPLATE
 
-from planner.methods.transcript import split_transcript
+from planner.transcript import split_transcript
 
 GAME24 = (" 6 * 5 = 30 (left: 4 10 30)\nObservation: left: 4 10 30\n"
           "Step 2: 30 - 10 = 20 (left: 4 20)\nObservation: left: 4 20\n"

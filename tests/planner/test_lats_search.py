@@ -31,7 +31,7 @@ class Recorder(EventSink):
 
 def run(env, model, config=LatsConfig(), desc=None):
     events = Recorder()
-    search = method_spec("lats").search(env, desc or env.description, model, config,
+    search = method_spec("lats_paper").search(env, desc or env.description, model, config,
                                         TaskRef(task_id="t"), events)
     outcome = asyncio.run(asyncio.wait_for(search.run(), 10))
     return search, outcome, events

@@ -58,7 +58,7 @@ def test_a_leaf_in_flight_is_not_selected_again():
 @pytest.mark.parametrize("parallel", [2, 4, 8])
 def test_parallel_search_keeps_p_calls_in_flight_and_leaves_no_virtual_loss(parallel):
     model = SlowModel(hashed_answer)
-    search, outcome, events = run_method("lats", PathEnv(), model, seed=2, iterations=12,
+    search, outcome, events = run_method("lats_paper", PathEnv(), model, seed=2, iterations=12,
                                          max_depth=4, n_samples=3, parallel=parallel)
     assert model.max_in_flight > 1
     assert outcome.iterations <= 12
@@ -72,7 +72,7 @@ def test_parallel_search_keeps_p_calls_in_flight_and_leaves_no_virtual_loss(para
 
 def test_parallel_search_spreads_over_distinct_leaves():
     model = SlowModel(hashed_answer)
-    _, _, events = run_method("lats", PathEnv(), model, seed=2, iterations=8, max_depth=4,
+    _, _, events = run_method("lats_paper", PathEnv(), model, seed=2, iterations=8, max_depth=4,
                               n_samples=3, parallel=4)
     selected = [args[0].id for args in events.of("selected")]
     assert len(set(selected)) == len(selected)         # never the same leaf twice
@@ -88,7 +88,7 @@ def test_parallel_search_is_faster_at_equal_model_calls():
         env = PathEnv()
         config = LatsConfig(n_samples=3, iterations=8, max_depth=4, seed=5, parallel=parallel,
                             reflection=False)
-        search = method_spec("lats").search(env, env.description, model, config,
+        search = method_spec("lats_paper").search(env, env.description, model, config,
                                             TaskRef(task_id="t"), Recorder())
         loop = asyncio.new_event_loop()
         began = loop.time()
@@ -105,7 +105,7 @@ def test_parallel_search_is_faster_at_equal_model_calls():
 
 def test_the_budget_running_out_ends_a_parallel_search_gracefully():
     model = SlowModel(never_wins, max_calls=10)
-    search, outcome, _ = run_method("lats", PathEnv(), model, seed=2, iterations=30,
+    search, outcome, _ = run_method("lats_paper", PathEnv(), model, seed=2, iterations=30,
                                     max_depth=4, n_samples=3, parallel=4)
     assert outcome.status == "failed" and outcome.reason.startswith("model budget spent")
     assert model.usage.calls == 10
@@ -132,7 +132,7 @@ def test_a_success_cancels_the_iterations_in_flight(seed):
     env, events = PathEnv(), Recorder()
     model.log = events.events
     config = LatsConfig(n_samples=3, iterations=16, max_depth=4, seed=seed, parallel=4)
-    search = method_spec("lats").search(env, env.description, model, config,
+    search = method_spec("lats_paper").search(env, env.description, model, config,
                                         TaskRef(task_id="t"), events)
     outcome = asyncio.run(asyncio.wait_for(search.run(), 20))
     assert outcome.status == "solved"

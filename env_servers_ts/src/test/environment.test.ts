@@ -37,6 +37,20 @@ test("a solving move ends the episode with reward 1 and Score agrees", () => {
   assert.equal(code(() => advance(good.after, "slide 8 right", 20)), status.FAILED_PRECONDITION);
 });
 
+test("an episode's answer key is the board it ends on; other steps give none", () => {
+  const state = startState({ inline: { board: [1, 2, 3, 4, 5, 6, 0, 7, 8] } });
+  const start: Episode<PuzzleState> = { state, steps: 0, terminated: false };
+  const midway = advance(start, "slide 7 left", 20);
+  assert.equal(midway.result.answer_key, "");
+  const solved = advance(midway.after, "slide 8 left", 20);
+  assert.equal(solved.result.answer_key, "board:1-2-3-4-5-6-7-8-0");
+  assert.equal(advance(start, "slide 2 up", 20).result.answer_key, "", "invalid: no answer");
+  // two different last moves that end on the same board give the same answer
+  const cutShort = advance(start, "slide 7 left", 1);
+  assert.ok(cutShort.result.truncated);
+  assert.equal(cutShort.result.answer_key, midway.after.state.board.join("-").replace(/^/, "board:"));
+});
+
 test("the step limit truncates", () => {
   let episode: Episode<PuzzleState> = { state: startState({ id: tasksOf("test")[0].id }), steps: 0,
                                         terminated: false };

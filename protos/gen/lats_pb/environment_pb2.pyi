@@ -50,12 +50,14 @@ class DescribeResponse(_message.Message):
     def __init__(self, name: _Optional[str] = ..., version: _Optional[str] = ..., description: _Optional[str] = ..., capabilities: _Optional[_Union[Capabilities, _Mapping]] = ..., action_grammar: _Optional[_Union[ActionGrammar, _Mapping]] = ..., reward_range: _Optional[_Union[RewardRange, _Mapping]] = ..., limits: _Optional[_Union[Limits, _Mapping]] = ..., prompt_pack: _Optional[_Union[PromptPack, _Mapping]] = ..., splits: _Optional[_Iterable[str]] = ..., reward_mode: _Optional[_Union[RewardMode, str]] = ..., facts: _Optional[_Union[EnvironmentFacts, _Mapping]] = ...) -> None: ...
 
 class EnvironmentFacts(_message.Message):
-    __slots__ = ("complete_answer_actions", "partial_credit_rewards")
+    __slots__ = ("complete_answer_actions", "partial_credit_rewards", "answer_keys")
     COMPLETE_ANSWER_ACTIONS_FIELD_NUMBER: _ClassVar[int]
     PARTIAL_CREDIT_REWARDS_FIELD_NUMBER: _ClassVar[int]
+    ANSWER_KEYS_FIELD_NUMBER: _ClassVar[int]
     complete_answer_actions: bool
     partial_credit_rewards: bool
-    def __init__(self, complete_answer_actions: _Optional[bool] = ..., partial_credit_rewards: _Optional[bool] = ...) -> None: ...
+    answer_keys: bool
+    def __init__(self, complete_answer_actions: _Optional[bool] = ..., partial_credit_rewards: _Optional[bool] = ..., answer_keys: _Optional[bool] = ...) -> None: ...
 
 class Capabilities(_message.Message):
     __slots__ = ("snapshot", "inline_tasks", "score")
@@ -102,7 +104,7 @@ class Limits(_message.Message):
     def __init__(self, max_steps: _Optional[int] = ..., max_action_bytes: _Optional[int] = ..., max_sessions: _Optional[int] = ..., session_ttl_seconds: _Optional[int] = ..., max_batch_actions: _Optional[int] = ...) -> None: ...
 
 class PromptPack(_message.Message):
-    __slots__ = ("instructions", "examples", "act_template", "value_template", "reflect_template", "step_template", "reflection_template", "reflections_header", "value_examples", "act_stop", "value_stop", "value_pattern", "value_min", "value_max", "act_max_tokens", "value_max_tokens", "reflect_max_tokens", "action_prefix_pattern", "setup_template", "setup_option_key", "setup_max_tokens", "variables", "search_hints", "setup_stop", "reflect_stop")
+    __slots__ = ("instructions", "examples", "act_template", "value_template", "reflect_template", "step_template", "reflection_template", "reflections_header", "value_examples", "act_stop", "value_stop", "value_pattern", "value_min", "value_max", "act_max_tokens", "value_max_tokens", "reflect_max_tokens", "action_prefix_pattern", "setup_template", "setup_option_key", "setup_max_tokens", "variables", "search_hints", "setup_stop", "reflect_stop", "paper_search_hints")
     class VariablesEntry(_message.Message):
         __slots__ = ("key", "value")
         KEY_FIELD_NUMBER: _ClassVar[int]
@@ -135,6 +137,7 @@ class PromptPack(_message.Message):
     SEARCH_HINTS_FIELD_NUMBER: _ClassVar[int]
     SETUP_STOP_FIELD_NUMBER: _ClassVar[int]
     REFLECT_STOP_FIELD_NUMBER: _ClassVar[int]
+    PAPER_SEARCH_HINTS_FIELD_NUMBER: _ClassVar[int]
     instructions: str
     examples: str
     act_template: str
@@ -160,10 +163,11 @@ class PromptPack(_message.Message):
     search_hints: SearchHints
     setup_stop: _containers.RepeatedScalarFieldContainer[str]
     reflect_stop: _containers.RepeatedScalarFieldContainer[str]
-    def __init__(self, instructions: _Optional[str] = ..., examples: _Optional[str] = ..., act_template: _Optional[str] = ..., value_template: _Optional[str] = ..., reflect_template: _Optional[str] = ..., step_template: _Optional[str] = ..., reflection_template: _Optional[str] = ..., reflections_header: _Optional[str] = ..., value_examples: _Optional[str] = ..., act_stop: _Optional[_Iterable[str]] = ..., value_stop: _Optional[_Iterable[str]] = ..., value_pattern: _Optional[str] = ..., value_min: _Optional[float] = ..., value_max: _Optional[float] = ..., act_max_tokens: _Optional[int] = ..., value_max_tokens: _Optional[int] = ..., reflect_max_tokens: _Optional[int] = ..., action_prefix_pattern: _Optional[str] = ..., setup_template: _Optional[str] = ..., setup_option_key: _Optional[str] = ..., setup_max_tokens: _Optional[int] = ..., variables: _Optional[_Mapping[str, str]] = ..., search_hints: _Optional[_Union[SearchHints, _Mapping]] = ..., setup_stop: _Optional[_Iterable[str]] = ..., reflect_stop: _Optional[_Iterable[str]] = ...) -> None: ...
+    paper_search_hints: SearchHints
+    def __init__(self, instructions: _Optional[str] = ..., examples: _Optional[str] = ..., act_template: _Optional[str] = ..., value_template: _Optional[str] = ..., reflect_template: _Optional[str] = ..., step_template: _Optional[str] = ..., reflection_template: _Optional[str] = ..., reflections_header: _Optional[str] = ..., value_examples: _Optional[str] = ..., act_stop: _Optional[_Iterable[str]] = ..., value_stop: _Optional[_Iterable[str]] = ..., value_pattern: _Optional[str] = ..., value_min: _Optional[float] = ..., value_max: _Optional[float] = ..., act_max_tokens: _Optional[int] = ..., value_max_tokens: _Optional[int] = ..., reflect_max_tokens: _Optional[int] = ..., action_prefix_pattern: _Optional[str] = ..., setup_template: _Optional[str] = ..., setup_option_key: _Optional[str] = ..., setup_max_tokens: _Optional[int] = ..., variables: _Optional[_Mapping[str, str]] = ..., search_hints: _Optional[_Union[SearchHints, _Mapping]] = ..., setup_stop: _Optional[_Iterable[str]] = ..., reflect_stop: _Optional[_Iterable[str]] = ..., paper_search_hints: _Optional[_Union[SearchHints, _Mapping]] = ...) -> None: ...
 
 class SearchHints(_message.Message):
-    __slots__ = ("max_depth", "n_samples", "iterations", "simulate", "root_samples", "reflect_each_failure", "reward_in_value", "value_weight")
+    __slots__ = ("max_depth", "n_samples", "iterations", "simulate", "root_samples", "reflect_each_failure", "reward_in_value", "value_weight", "temperature", "reflection")
     MAX_DEPTH_FIELD_NUMBER: _ClassVar[int]
     N_SAMPLES_FIELD_NUMBER: _ClassVar[int]
     ITERATIONS_FIELD_NUMBER: _ClassVar[int]
@@ -172,6 +176,8 @@ class SearchHints(_message.Message):
     REFLECT_EACH_FAILURE_FIELD_NUMBER: _ClassVar[int]
     REWARD_IN_VALUE_FIELD_NUMBER: _ClassVar[int]
     VALUE_WEIGHT_FIELD_NUMBER: _ClassVar[int]
+    TEMPERATURE_FIELD_NUMBER: _ClassVar[int]
+    REFLECTION_FIELD_NUMBER: _ClassVar[int]
     max_depth: int
     n_samples: int
     iterations: int
@@ -180,7 +186,9 @@ class SearchHints(_message.Message):
     reflect_each_failure: bool
     reward_in_value: bool
     value_weight: float
-    def __init__(self, max_depth: _Optional[int] = ..., n_samples: _Optional[int] = ..., iterations: _Optional[int] = ..., simulate: _Optional[bool] = ..., root_samples: _Optional[int] = ..., reflect_each_failure: _Optional[bool] = ..., reward_in_value: _Optional[bool] = ..., value_weight: _Optional[float] = ...) -> None: ...
+    temperature: float
+    reflection: bool
+    def __init__(self, max_depth: _Optional[int] = ..., n_samples: _Optional[int] = ..., iterations: _Optional[int] = ..., simulate: _Optional[bool] = ..., root_samples: _Optional[int] = ..., reflect_each_failure: _Optional[bool] = ..., reward_in_value: _Optional[bool] = ..., value_weight: _Optional[float] = ..., temperature: _Optional[float] = ..., reflection: _Optional[bool] = ...) -> None: ...
 
 class ListTasksRequest(_message.Message):
     __slots__ = ("split", "page_size", "page_token")
@@ -242,7 +250,7 @@ class StepRequest(_message.Message):
     def __init__(self, session_id: _Optional[str] = ..., action: _Optional[str] = ...) -> None: ...
 
 class StepResponse(_message.Message):
-    __slots__ = ("observation", "reward", "terminated", "truncated", "invalid_action", "info", "steps")
+    __slots__ = ("observation", "reward", "terminated", "truncated", "invalid_action", "info", "steps", "answer_key")
     OBSERVATION_FIELD_NUMBER: _ClassVar[int]
     REWARD_FIELD_NUMBER: _ClassVar[int]
     TERMINATED_FIELD_NUMBER: _ClassVar[int]
@@ -250,6 +258,7 @@ class StepResponse(_message.Message):
     INVALID_ACTION_FIELD_NUMBER: _ClassVar[int]
     INFO_FIELD_NUMBER: _ClassVar[int]
     STEPS_FIELD_NUMBER: _ClassVar[int]
+    ANSWER_KEY_FIELD_NUMBER: _ClassVar[int]
     observation: str
     reward: float
     terminated: bool
@@ -257,7 +266,8 @@ class StepResponse(_message.Message):
     invalid_action: bool
     info: _struct_pb2.Struct
     steps: int
-    def __init__(self, observation: _Optional[str] = ..., reward: _Optional[float] = ..., terminated: _Optional[bool] = ..., truncated: _Optional[bool] = ..., invalid_action: _Optional[bool] = ..., info: _Optional[_Union[_struct_pb2.Struct, _Mapping]] = ..., steps: _Optional[int] = ...) -> None: ...
+    answer_key: str
+    def __init__(self, observation: _Optional[str] = ..., reward: _Optional[float] = ..., terminated: _Optional[bool] = ..., truncated: _Optional[bool] = ..., invalid_action: _Optional[bool] = ..., info: _Optional[_Union[_struct_pb2.Struct, _Mapping]] = ..., steps: _Optional[int] = ..., answer_key: _Optional[str] = ...) -> None: ...
 
 class SnapshotRequest(_message.Message):
     __slots__ = ("session_id",)

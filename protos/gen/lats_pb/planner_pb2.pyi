@@ -26,7 +26,7 @@ RUN_STATUS_ERROR: RunStatus
 RUN_STATUS_INTERRUPTED: RunStatus
 
 class SearchConfig(_message.Message):
-    __slots__ = ("method", "n_samples", "iterations", "max_depth", "exploration_weight", "value_weight", "reflection", "simulate", "temperature", "seed", "model", "max_reflections", "budget", "value_samples", "lm_value", "fallback_env_address", "parallel")
+    __slots__ = ("method", "n_samples", "iterations", "max_depth", "exploration_weight", "value_weight", "reflection", "simulate", "temperature", "seed", "model", "max_reflections", "budget", "value_samples", "lm_value", "fallback_env_address", "parallel", "greedy_first", "answer_rule", "dedup", "stop_class_size", "agreement_weight", "lazy_reflection")
     METHOD_FIELD_NUMBER: _ClassVar[int]
     N_SAMPLES_FIELD_NUMBER: _ClassVar[int]
     ITERATIONS_FIELD_NUMBER: _ClassVar[int]
@@ -44,6 +44,12 @@ class SearchConfig(_message.Message):
     LM_VALUE_FIELD_NUMBER: _ClassVar[int]
     FALLBACK_ENV_ADDRESS_FIELD_NUMBER: _ClassVar[int]
     PARALLEL_FIELD_NUMBER: _ClassVar[int]
+    GREEDY_FIRST_FIELD_NUMBER: _ClassVar[int]
+    ANSWER_RULE_FIELD_NUMBER: _ClassVar[int]
+    DEDUP_FIELD_NUMBER: _ClassVar[int]
+    STOP_CLASS_SIZE_FIELD_NUMBER: _ClassVar[int]
+    AGREEMENT_WEIGHT_FIELD_NUMBER: _ClassVar[int]
+    LAZY_REFLECTION_FIELD_NUMBER: _ClassVar[int]
     method: str
     n_samples: int
     iterations: int
@@ -61,7 +67,13 @@ class SearchConfig(_message.Message):
     lm_value: bool
     fallback_env_address: str
     parallel: int
-    def __init__(self, method: _Optional[str] = ..., n_samples: _Optional[int] = ..., iterations: _Optional[int] = ..., max_depth: _Optional[int] = ..., exploration_weight: _Optional[float] = ..., value_weight: _Optional[float] = ..., reflection: _Optional[bool] = ..., simulate: _Optional[bool] = ..., temperature: _Optional[float] = ..., seed: _Optional[int] = ..., model: _Optional[str] = ..., max_reflections: _Optional[int] = ..., budget: _Optional[_Union[_llm_pb2.Budget, _Mapping]] = ..., value_samples: _Optional[int] = ..., lm_value: _Optional[bool] = ..., fallback_env_address: _Optional[str] = ..., parallel: _Optional[int] = ...) -> None: ...
+    greedy_first: bool
+    answer_rule: str
+    dedup: bool
+    stop_class_size: int
+    agreement_weight: float
+    lazy_reflection: bool
+    def __init__(self, method: _Optional[str] = ..., n_samples: _Optional[int] = ..., iterations: _Optional[int] = ..., max_depth: _Optional[int] = ..., exploration_weight: _Optional[float] = ..., value_weight: _Optional[float] = ..., reflection: _Optional[bool] = ..., simulate: _Optional[bool] = ..., temperature: _Optional[float] = ..., seed: _Optional[int] = ..., model: _Optional[str] = ..., max_reflections: _Optional[int] = ..., budget: _Optional[_Union[_llm_pb2.Budget, _Mapping]] = ..., value_samples: _Optional[int] = ..., lm_value: _Optional[bool] = ..., fallback_env_address: _Optional[str] = ..., parallel: _Optional[int] = ..., greedy_first: _Optional[bool] = ..., answer_rule: _Optional[str] = ..., dedup: _Optional[bool] = ..., stop_class_size: _Optional[int] = ..., agreement_weight: _Optional[float] = ..., lazy_reflection: _Optional[bool] = ...) -> None: ...
 
 class SolveRequest(_message.Message):
     __slots__ = ("env_address", "task_id", "inline_task", "config", "run_id")
@@ -78,7 +90,7 @@ class SolveRequest(_message.Message):
     def __init__(self, env_address: _Optional[str] = ..., task_id: _Optional[str] = ..., inline_task: _Optional[_Union[_struct_pb2.Struct, _Mapping]] = ..., config: _Optional[_Union[SearchConfig, _Mapping]] = ..., run_id: _Optional[str] = ...) -> None: ...
 
 class Node(_message.Message):
-    __slots__ = ("id", "parent_id", "depth", "action", "observation", "reward", "terminal", "invalid_action", "visits", "value", "lm_score", "sc_score", "sample_count", "reflection")
+    __slots__ = ("id", "parent_id", "depth", "action", "observation", "reward", "terminal", "invalid_action", "visits", "value", "lm_score", "sc_score", "sample_count", "reflection", "answer_key", "repeats")
     ID_FIELD_NUMBER: _ClassVar[int]
     PARENT_ID_FIELD_NUMBER: _ClassVar[int]
     DEPTH_FIELD_NUMBER: _ClassVar[int]
@@ -93,6 +105,8 @@ class Node(_message.Message):
     SC_SCORE_FIELD_NUMBER: _ClassVar[int]
     SAMPLE_COUNT_FIELD_NUMBER: _ClassVar[int]
     REFLECTION_FIELD_NUMBER: _ClassVar[int]
+    ANSWER_KEY_FIELD_NUMBER: _ClassVar[int]
+    REPEATS_FIELD_NUMBER: _ClassVar[int]
     id: str
     parent_id: str
     depth: int
@@ -107,10 +121,12 @@ class Node(_message.Message):
     sc_score: float
     sample_count: int
     reflection: str
-    def __init__(self, id: _Optional[str] = ..., parent_id: _Optional[str] = ..., depth: _Optional[int] = ..., action: _Optional[str] = ..., observation: _Optional[str] = ..., reward: _Optional[float] = ..., terminal: _Optional[bool] = ..., invalid_action: _Optional[bool] = ..., visits: _Optional[int] = ..., value: _Optional[float] = ..., lm_score: _Optional[float] = ..., sc_score: _Optional[float] = ..., sample_count: _Optional[int] = ..., reflection: _Optional[str] = ...) -> None: ...
+    answer_key: str
+    repeats: int
+    def __init__(self, id: _Optional[str] = ..., parent_id: _Optional[str] = ..., depth: _Optional[int] = ..., action: _Optional[str] = ..., observation: _Optional[str] = ..., reward: _Optional[float] = ..., terminal: _Optional[bool] = ..., invalid_action: _Optional[bool] = ..., visits: _Optional[int] = ..., value: _Optional[float] = ..., lm_score: _Optional[float] = ..., sc_score: _Optional[float] = ..., sample_count: _Optional[int] = ..., reflection: _Optional[str] = ..., answer_key: _Optional[str] = ..., repeats: _Optional[int] = ...) -> None: ...
 
 class RunResult(_message.Message):
-    __slots__ = ("status", "actions", "final_observation", "reward", "score", "scored", "usage", "iterations", "nodes_expanded", "nodes", "wall_seconds", "error", "reward_mode", "model", "config", "environment", "task_id", "stop_reason", "method", "model_seconds", "answer_node_id", "second_term")
+    __slots__ = ("status", "actions", "final_observation", "reward", "score", "scored", "usage", "iterations", "nodes_expanded", "nodes", "wall_seconds", "error", "reward_mode", "model", "config", "environment", "task_id", "stop_reason", "method", "model_seconds", "answer_node_id", "second_term", "value_parse_failures", "repeats_merged", "greedy_node_id", "answer_reason")
     STATUS_FIELD_NUMBER: _ClassVar[int]
     ACTIONS_FIELD_NUMBER: _ClassVar[int]
     FINAL_OBSERVATION_FIELD_NUMBER: _ClassVar[int]
@@ -133,6 +149,10 @@ class RunResult(_message.Message):
     MODEL_SECONDS_FIELD_NUMBER: _ClassVar[int]
     ANSWER_NODE_ID_FIELD_NUMBER: _ClassVar[int]
     SECOND_TERM_FIELD_NUMBER: _ClassVar[int]
+    VALUE_PARSE_FAILURES_FIELD_NUMBER: _ClassVar[int]
+    REPEATS_MERGED_FIELD_NUMBER: _ClassVar[int]
+    GREEDY_NODE_ID_FIELD_NUMBER: _ClassVar[int]
+    ANSWER_REASON_FIELD_NUMBER: _ClassVar[int]
     status: RunStatus
     actions: _containers.RepeatedScalarFieldContainer[str]
     final_observation: str
@@ -155,7 +175,11 @@ class RunResult(_message.Message):
     model_seconds: float
     answer_node_id: str
     second_term: str
-    def __init__(self, status: _Optional[_Union[RunStatus, str]] = ..., actions: _Optional[_Iterable[str]] = ..., final_observation: _Optional[str] = ..., reward: _Optional[float] = ..., score: _Optional[_Union[_environment_pb2.ScoreResponse, _Mapping]] = ..., scored: _Optional[bool] = ..., usage: _Optional[_Union[_llm_pb2.Usage, _Mapping]] = ..., iterations: _Optional[int] = ..., nodes_expanded: _Optional[int] = ..., nodes: _Optional[int] = ..., wall_seconds: _Optional[float] = ..., error: _Optional[str] = ..., reward_mode: _Optional[_Union[_environment_pb2.RewardMode, str]] = ..., model: _Optional[str] = ..., config: _Optional[_Union[SearchConfig, _Mapping]] = ..., environment: _Optional[str] = ..., task_id: _Optional[str] = ..., stop_reason: _Optional[str] = ..., method: _Optional[str] = ..., model_seconds: _Optional[float] = ..., answer_node_id: _Optional[str] = ..., second_term: _Optional[str] = ...) -> None: ...
+    value_parse_failures: int
+    repeats_merged: int
+    greedy_node_id: str
+    answer_reason: str
+    def __init__(self, status: _Optional[_Union[RunStatus, str]] = ..., actions: _Optional[_Iterable[str]] = ..., final_observation: _Optional[str] = ..., reward: _Optional[float] = ..., score: _Optional[_Union[_environment_pb2.ScoreResponse, _Mapping]] = ..., scored: _Optional[bool] = ..., usage: _Optional[_Union[_llm_pb2.Usage, _Mapping]] = ..., iterations: _Optional[int] = ..., nodes_expanded: _Optional[int] = ..., nodes: _Optional[int] = ..., wall_seconds: _Optional[float] = ..., error: _Optional[str] = ..., reward_mode: _Optional[_Union[_environment_pb2.RewardMode, str]] = ..., model: _Optional[str] = ..., config: _Optional[_Union[SearchConfig, _Mapping]] = ..., environment: _Optional[str] = ..., task_id: _Optional[str] = ..., stop_reason: _Optional[str] = ..., method: _Optional[str] = ..., model_seconds: _Optional[float] = ..., answer_node_id: _Optional[str] = ..., second_term: _Optional[str] = ..., value_parse_failures: _Optional[int] = ..., repeats_merged: _Optional[int] = ..., greedy_node_id: _Optional[str] = ..., answer_reason: _Optional[str] = ...) -> None: ...
 
 class SearchEvent(_message.Message):
     __slots__ = ("run_id", "seq", "started", "iteration", "selected", "node_added", "node_evaluated", "reflection", "backpropagated", "terminal", "finished", "setup_started", "setup_finished")
