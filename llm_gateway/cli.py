@@ -36,6 +36,10 @@ DEFAULT_PORT = 50052
 @click.option("--record", type=click.Path(dir_okay=False), default=None,
               envvar="LATS_RECORD", show_envvar=True,
               help="Append every exchange to this JSONL file (for later --replay).")
+@click.option("--cache", type=click.Path(dir_okay=False), default=None,
+              envvar="LATS_CACHE", show_envvar=True,
+              help="Answer requests already recorded in this JSONL file from it, and record "
+                   "the rest there (for repeated experiments; usage is reported as recorded).")
 @click.option("--script", type=click.Path(dir_okay=False), default=None,
               envvar="LATS_SCRIPT", show_envvar=True,
               help="JSON rules file for --backend scripted.")
@@ -80,7 +84,7 @@ DEFAULT_PORT = 50052
                    "unset = no metrics endpoint).")
 def serve_gateway(backend_name: str, model: str, base_url: str | None,
                   api_key: str | None, replay: str | None, record: str | None,
-                  script: str | None, latency: float, model_path: str | None,
+                  cache: str | None, script: str | None, latency: float, model_path: str | None,
                   n_ctx: int | None,
                   preload: bool,
                   max_concurrency: int, max_n: int, max_tokens_limit: int,
@@ -96,7 +100,7 @@ def serve_gateway(backend_name: str, model: str, base_url: str | None,
         model=model, base_url=base_url, api_key=api_key, timeout=timeout,
         max_retries=max_retries, replay=replay, script=script,
         model_path=model_path, max_concurrency=max_concurrency, n_ctx=n_ctx,
-        record=record, latency=latency,
+        record=record, latency=latency, cache=cache,
     )
     asyncio.run(_serve(backend_name, backend_options, settings, options, preload))
 

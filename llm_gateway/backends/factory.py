@@ -24,14 +24,18 @@ def make_backend(
     n_ctx: int | None = None,
     record: str | Path | None = None,
     latency: float = 0.0,
+    cache: str | Path | None = None,
 ) -> Backend:
     """Builds the backend `name`; with `record`, wraps it in a RecordingBackend;
+    with `cache`, in a CachingBackend (answers recorded requests from the file);
     with `latency` > 0, each call answers only after that many seconds.
 
     Backend modules are imported lazily (the local one pulls in the model
     runtime). Raises ValueError for an unknown name or missing option, and
     whatever the backend raises when it can't start (e.g. a missing file).
     """
+    if record and cache:
+        raise ValueError("give --record or --cache, not both (a cache records too)")
     backend = _build(
         name, model=model, base_url=base_url, api_key=api_key, timeout=timeout,
         max_retries=max_retries, replay=replay, script=script,
@@ -41,6 +45,10 @@ def make_backend(
         from llm_gateway.backends.record import RecordingBackend
 
         backend = RecordingBackend(backend, record)
+    if cache:
+        from llm_gateway.backends.record import CachingBackend
+
+        backend = CachingBackend(backend, cache)
     if latency:
         from llm_gateway.backends.latency import LatencyBackend
 

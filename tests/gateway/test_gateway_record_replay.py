@@ -9,7 +9,7 @@ import pytest
 from llm_gateway.backends.base import GenerationRequest
 from llm_gateway.backends.exchange_log import request_key
 from llm_gateway.backends.factory import make_backend
-from llm_gateway.backends.record import RecordingBackend
+from llm_gateway.backends.record import CachingBackend, RecordingBackend
 from llm_gateway.backends.replay import ReplayBackend
 from llm_gateway.backends.scripted import ScriptedBackend
 
@@ -111,3 +111,28 @@ def test_factory_builds_wraps_and_rejects(tmp_path):
         make_backend("gpt")
     with pytest.raises(ValueError, match="--replay FILE"):
         make_backend("replay")
+
+
+async def test_a_cache_answers_recorded_requests_and_records_the_rest(tmp_path):
+    path = tmp_path / "cache.jsonl"
+    calls = []
+
+    class Counting(ScriptedBackend):
+        async def generate(self, request):
+            calls.append(request.messages[-1][1])
+            return await super().generate(request)
+
+    async with running_gateway(CachingBackend(Counting(RULES), path)) as client:
+        first = [await client.generate(**p) for p in PROMPTS]
+        again = [await client.generate(**p) for p in PROMPTS]
+    assert len(calls) == len(PROMPTS), "the repeats were answered from the cache"
+    assert [fields(r) for r in again] == [fields(r) for r in first]
+    assert [r.usage.calls for r in again] == [1, 1, 1], "a cached answer still counts as a call"
+    # a new gateway on the same file starts warm; a new seed is a new request
+    async with running_gateway(CachingBackend(Counting(RULES), path)) as client:
+        await client.generate(**PROMPTS[1])
+        await client.generate(**dict(PROMPTS[1], seed=6))
+    assert len(calls) == len(PROMPTS) + 1
+    assert len(path.read_text().splitlines()) == len(PROMPTS) + 1
+    with pytest.raises(ValueError, match="not both"):
+        make_backend("scripted", script=None, record=path, cache=path)
