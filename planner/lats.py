@@ -84,6 +84,9 @@ class Mcts(Strategy):
             await ctx.reflect_before_expanding(leaf)
             children = await ctx.expand(leaf)
             if not children:
+                if ctx.answer_settled():       # the samples were repeats of passing answers
+                    outcome.reason = SETTLED
+                    break
                 continue
             end = await self._simulate(ctx, ctx.best(children))
             reward = self._rollout_reward(ctx, end)
@@ -202,6 +205,9 @@ class _TreeParallel:
                 await self._wake()
                 if not children:
                     if node is leaf:
+                        if ctx.answer_settled():   # the samples repeated passing answers
+                            self.solved = True
+                            self._cancel_others()
                         return
                     break
                 node = ctx.best(children)
