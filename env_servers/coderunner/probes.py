@@ -29,6 +29,7 @@ import ast
 import functools
 import hashlib
 import math
+import re
 from collections.abc import Iterable, Iterator
 
 from env_servers.coderunner.internal_tests import docstring_examples
@@ -68,7 +69,7 @@ def probe_tests(prompt: str, entry_point: str, limit: int = MAX_PROBES) -> tuple
                 pending.remove(variations)
             else:
                 take(call)
-    return tuple(_render(entry_point, call) + _PROBE_SUFFIX for call in chosen)
+    return tuple(f"assert {_render(entry_point, call)}{_PROBE_SUFFIX}" for call in chosen)
 
 
 def behaviour_key(result: RunResult) -> str:
@@ -121,8 +122,7 @@ def _example_calls(prompt: str, entry_point: str) -> list[Call]:
     """The literal argument lists of the calls to `entry_point` in the task's examples,
     else calls made of small values of the signature's annotated types."""
     sources = list(docstring_examples(prompt, entry_point, MAX_EXAMPLES_READ))
-    sources += [line.strip()[3:] for line in prompt.splitlines()
-                if line.strip().startswith(">>>") and entry_point in line]
+    sources += list(_call_texts(prompt, entry_point))
     calls: list[Call] = []
     for source in sources:
         try:
@@ -139,11 +139,38 @@ def _example_calls(prompt: str, entry_point: str) -> list[Call]:
     return calls or _typed_calls(prompt, entry_point)
 
 
+def _call_texts(prompt: str, entry_point: str) -> Iterable[str]:
+    """Every `entry_point(...)` written in the statement, up to its closing parenthesis
+    (`f("5 apples", 19) -> 8`, `f(15)   # returns "db1111db"`, `isclose(f(10), ...)`)."""
+    start = prompt.find(entry_point + "(")
+    while start != -1:
+        before = prompt[start - 1] if start else " "
+        if not (before.isalnum() or before in "_."):
+            depth, index = 0, start + len(entry_point)
+            while index < len(prompt) and index - start < MAX_VALUE_CHARS:
+                depth += {"(": 1, ")": -1}.get(prompt[index], 0)
+                index += 1
+                if depth == 0:
+                    yield prompt[start:index]
+                    break
+        start = prompt.find(entry_point + "(", start + 1)
+    # examples written as inputs: "Input: [1,2,3]", "Input: arr = [1], k = 3",
+    # "For num = "AB" the output should be 1."
+    for pattern in _INPUT_LINES:
+        for match in pattern.finditer(prompt):
+            yield f"{entry_point}({match.group(1).strip().rstrip(',.')})"
+
+
+_INPUT_LINES = (re.compile(r"^\s*Input\s*:\s*(.+?)\s*$", re.MULTILINE | re.IGNORECASE),
+                re.compile(r"\bFor\s+(\w+\s*=\s*[^,\n]+?),?\s+the output", re.IGNORECASE))
+
+
 _TYPED_VALUES: dict[str, tuple] = {
     "int": (0, 1, 2, 3, 5, 10),
     "float": (0.0, 1.5, -2.25, 3.0, 10.0),
     "str": ("", "a", "abc", "Hello World", "aBc dE"),
     "bool": (True, False),
+    "Any": (0, 1, 2, 3),
 }
 _TYPED_CALLS = 6
 
@@ -181,6 +208,9 @@ def _samples(annotation: ast.expr | None) -> tuple:
             columns = [_samples(element) for element in inner.elts]
             if all(columns):
                 return tuple(tuple(c[row % len(c)] for c in columns) for row in range(4))
+        if outer in ("optional", "union"):
+            first = inner.elts[0] if isinstance(inner, ast.Tuple) else inner
+            return _samples(first)
     return ()
 
 
