@@ -11,6 +11,9 @@ reward mode its runs reported and the effective n / k / d. Per group:
   calls, prompt / completion tokens   mean model usage per task
   expanded         mean nodes expanded per task
   expanded@success mean nodes expanded over the solved tasks (LATS paper, Table 10)
+  tok/solved       all the group's tokens (prompt + completion) over its solved tasks
+  vs cot           paired per task against the `cot` row of the same environment
+                   and model: +tasks this row solved and cot did not, -the reverse
   wall s           mean search wall time per task
   errors           tasks that ended in an error
 """
@@ -45,6 +48,9 @@ class SummaryRow:
     expanded_on_success: float | None = None
     wall_seconds: float = 0.0
     errors: int = 0
+    tokens_per_success: float | None = None
+    wins: int | None = None          # paired against the reference (cot): solved here only
+    losses: int | None = None        # solved by the reference only
 
     @property
     def budget(self) -> str:
@@ -77,12 +83,26 @@ def _first(records: Sequence[dict], name: str) -> int:
     return ran[0].get(name) or 0
 
 
+REFERENCE = "cot"
+
+
+def paired(members: Sequence[dict], reference: Sequence[dict]) -> tuple[int, int]:
+    """(wins, losses) of `members` against `reference` over the tasks both ran."""
+    theirs = {r["task_id"]: r["success"] for r in reference}
+    both = [r for r in members if r["task_id"] in theirs]
+    wins = sum(1 for r in both if r["success"] and not theirs[r["task_id"]])
+    losses = sum(1 for r in both if theirs[r["task_id"]] and not r["success"])
+    return wins, losses
+
+
 def summarize(records: Iterable[dict], label_order: Sequence[str] = ()) -> list[SummaryRow]:
     """One row per group: by environment, variants in `label_order` (then in order of
     first appearance), then k and budget."""
     groups: dict[tuple, list[dict]] = {}
     for record in records:
         groups.setdefault(group_key(record), []).append(record)
+    references = {(_joined(m, "environment"), _joined(m, "model")): m
+                  for m in groups.values() if m[0]["label"] == REFERENCE}
     labels = list(dict.fromkeys([*label_order, *(key[0] for key in groups)]))
 
     def order(members: list[dict]) -> tuple:
@@ -115,7 +135,12 @@ def summarize(records: Iterable[dict], label_order: Sequence[str] = ()) -> list[
             expanded_on_success=_mean([r["nodes_expanded"] for r in won]) if won else None,
             wall_seconds=_mean([r["wall_seconds"] for r in ran]),
             errors=len(members) - len(ran),
+            tokens_per_success=(sum(r["prompt_tokens"] + r["completion_tokens"]
+                                    for r in members) / len(won)) if won else None,
         ))
+        reference = references.get((rows[-1].environment, rows[-1].model))
+        if reference is not None and head["label"] != REFERENCE:
+            rows[-1].wins, rows[-1].losses = paired(members, reference)
     return rows
 
 
@@ -127,16 +152,19 @@ def table(rows: Sequence[SummaryRow]) -> tuple[list[str], list[list[str]]]:
     """Header and cells of the summary, as text."""
     metrics = _metric_names(rows)
     header = ["method", "n/k/d", "budget", "mode", "model", "tasks", "success", "score",
-              *metrics, "calls", "prompt tok", "compl tok", "expanded", "exp@success",
-              "wall s", "errors"]
+              *metrics, "calls", "prompt tok", "compl tok", "tok/solved", "vs cot",
+              "expanded", "exp@success", "wall s", "errors"]
     cells = []
     for row in rows:
         cells.append([
             row.label, f"{row.n}/{row.k}/{row.d}", row.budget, row.mode or "?",
-            row.model or "?", str(row.tasks), f"{row.success:.2f}",
+            row.model or "?", str(row.tasks),
+            f"{row.success:.2f} ({round(row.success * row.tasks)}/{row.tasks})",
             "-" if row.score is None else f"{row.score:.2f}",
             *(f"{row.metrics[m]:.2f}" if m in row.metrics else "-" for m in metrics),
             f"{row.calls:.1f}", f"{row.prompt_tokens:.0f}", f"{row.completion_tokens:.0f}",
+            "-" if row.tokens_per_success is None else f"{row.tokens_per_success:.0f}",
+            "-" if row.wins is None else f"+{row.wins}/-{row.losses}",
             f"{row.expanded:.1f}",
             "-" if row.expanded_on_success is None else f"{row.expanded_on_success:.1f}",
             f"{row.wall_seconds:.1f}", str(row.errors),

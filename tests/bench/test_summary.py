@@ -54,3 +54,22 @@ def test_mode_model_and_budget_are_in_every_row():
         ("30 calls", "oracle", "local:qwen"), ("60 calls", "oracle", "local:qwen")]
     markdown = to_markdown(summarize(records))
     assert markdown.count("| lats | 2/5/4 | ") == 2 and "Environment: game24@1.0.0" in markdown
+
+
+def test_rows_are_paired_per_task_against_cot_and_show_tokens_per_solved_task():
+    records = [
+        record("t1", "cot", solved=True), record("t2", "cot", solved=False),
+        record("t3", "cot", solved=True),
+        record("t1", "lats", solved=True, prompt=100, completion=50),
+        record("t2", "lats", solved=True, prompt=300, completion=50),
+        record("t3", "lats", solved=False, prompt=400, completion=100),
+        record("t4", "lats", solved=True, prompt=0, completion=0),    # cot never ran t4
+    ]
+    rows = {row.label: row for row in summarize(records)}
+    assert (rows["lats"].wins, rows["lats"].losses) == (1, 1)
+    assert rows["cot"].wins is None
+    assert rows["lats"].tokens_per_success == pytest.approx(1000 / 3)
+    header, cells = table(list(rows.values()))
+    lats_cells = cells[[r.label for r in rows.values()].index("lats")]
+    assert lats_cells[header.index("vs cot")] == "+1/-1"
+    assert lats_cells[header.index("success")] == "0.75 (3/4)"
