@@ -5,9 +5,11 @@ One iteration of the search:
      (planner.tree) among children not yet exhausted, down to a node that has
      not been expanded.
   2. Expansion: sample n actions for it from the act prompt (one model call
-     with n samples); identical actions become one child whose
-     self-consistency is their share of the n. Every child is stepped in its
-     own forked environment session, all children concurrently.
+     with n samples; at the root, with greedy_first, CoT's greedy attempt and
+     n - 1 samples); identical actions become one child whose
+     self-consistency is their share of the n, and with dedup a repeat of
+     any node of the tree is merged into it. All children are stepped in one
+     stateless Transition from the parent's state.
   3. Evaluation: each new non-terminal child gets
      V = lambda * LM + (1 - lambda) * SC (planner.evaluation), all children
      concurrently. A terminal child's value is its normalised reward; an
@@ -18,10 +20,15 @@ One iteration of the search:
   5. Backpropagation: the rollout's reward r (the normalised terminal reward,
      0 when the depth limit cut it off) updates N and V from the leaf to the root.
   6. Reflection: a failed rollout is reflected upon by the model; the
-     reflection is kept in memory and shown in later act and value prompts.
+     reflection is kept in memory and shown in later act and value prompts
+     (or, where every failed attempt gets its own reflection, attached to
+     the attempt: made when it is evaluated, or with lazy_reflection when it
+     is selected for expansion).
 The search stops at the first terminal state whose reward reaches the
-environment's success threshold, after k iterations, when the model budget is
-spent, or when every branch of the tree is exhausted.
+environment's success threshold (answer_rule "value"), or once a class of
+answers that pass the environment's checks has stop_class_size samples
+(answer_rule "agreement", planner.answers), after k iterations, when the model
+budget is spent, or when every branch of the tree is exhausted.
 
 Tree-parallel MCTS (P = config.parallel > 1): up to P iterations are in
 flight at once, so a concurrent model backend is kept busy. Each selected
