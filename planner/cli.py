@@ -150,8 +150,8 @@ def _solve_request(env, task, run_id, method, n, k, depth, w, lam, temperature, 
 @click.option("--fallback-env", default="",
               help="lats_fallback: host:port of the environment searched if the first fails.")
 @click.option("--method", default="lats", show_default=True,
-              help="Search method (lats, lats_dfs, lats_fallback, react, react_bok, reflexion, "
-                   "cot, cot_sc, tot_dfs, tot_bfs).")
+              help="Search method (lats, lats_paper, best_of_n, lats_dfs, lats_fallback, react, "
+                   "react_bok, reflexion, cot, cot_sc, tot_dfs, tot_bfs).")
 @click.option("-n", "--n-samples", type=int, default=None, help="Actions sampled per expansion (n).")
 @click.option("-k", "--iterations", type=int, default=None, help="MCTS iterations (k).")
 @click.option("-d", "--max-depth", type=int, default=None, help="Depth limit (d).")

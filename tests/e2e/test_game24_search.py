@@ -39,6 +39,8 @@ def services(tmp_path_factory):
 
 
 def solve(services, **config) -> list[pb.SearchEvent]:
+    """A search with the paper's LATS (the script was written for its calls)."""
+    config.setdefault("method", "lats_paper")
     request = pb.SolveRequest(env_address=services["env"].address, task_id=TASK,
                               config=pb.SearchConfig(n_samples=2, iterations=10, max_depth=4,
                                                      seed=7, **config))
@@ -110,6 +112,7 @@ def test_search_without_reflection_cannot_use_the_lesson(services):
     # The script only continues the 6 * 5 branch when the lesson is in the prompt.
     assert result.status == pb.RUN_STATUS_ERROR
     assert "FAILED_PRECONDITION" in result.error and not of(events, "reflection")
+    assert result.iterations == len(of(events, "iteration")) > 0, "the error keeps the progress"
 
 
 def test_bad_requests_get_typed_errors(services):
@@ -122,6 +125,12 @@ def test_bad_requests_get_typed_errors(services):
             list(stub.Solve(pb.SolveRequest(env_address=services["env"].address, task_id=TASK,
                                             config=pb.SearchConfig(n_samples=1000)), timeout=10))
         assert bad_n.value.code() == grpc.StatusCode.INVALID_ARGUMENT
+        with pytest.raises(grpc.RpcError) as whole_answers_only:
+            list(stub.Solve(pb.SolveRequest(env_address=services["env"].address, task_id=TASK,
+                                            config=pb.SearchConfig(method="best_of_n")),
+                            timeout=10))
+        assert whole_answers_only.value.code() == grpc.StatusCode.INVALID_ARGUMENT
+        assert "react_bok" in whole_answers_only.value.details()
         with pytest.raises(grpc.RpcError) as unreachable:
             list(stub.Solve(pb.SolveRequest(env_address="127.0.0.1:1", task_id=TASK), timeout=30))
         assert unreachable.value.code() == grpc.StatusCode.UNAVAILABLE
@@ -151,7 +160,7 @@ def test_lats_solve_prints_the_search_as_it_grows(services):
     out = subprocess.run(
         [sys.executable, "-m", "lats", "solve", "--planner", services["planner"].address,
          "--env", services["env"].address, "--task", TASK, "-n", "2", "-k", "10", "-d", "4",
-         "--seed", "7"], capture_output=True, text=True, timeout=60)
+         "--seed", "7", "--method", "lats_paper"], capture_output=True, text=True, timeout=60)
     assert out.returncode == 0, out.stderr
     text = out.stdout
     assert "iteration 1" in text and "iteration 2" in text

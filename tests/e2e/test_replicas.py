@@ -80,7 +80,7 @@ def addresses(services) -> str:
 
 def request(envs) -> pb.SolveRequest:
     return pb.SolveRequest(env_address=addresses(envs), task_id=TASK, config=pb.SearchConfig(
-        n_samples=2, iterations=10, max_depth=4, seed=7))
+        method="lats_paper", n_samples=2, iterations=10, max_depth=4, seed=7))
 
 
 def solve(planner, solve_request, on_event=None) -> list[pb.SearchEvent]:

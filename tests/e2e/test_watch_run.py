@@ -50,7 +50,8 @@ def stub(service):
 
 def test_a_watcher_sees_the_snapshot_then_the_same_events_as_solve(services):
     request = pb.SolveRequest(env_address=services["env"].address, task_id=TASK, run_id="watched",
-                              config=pb.SearchConfig(n_samples=2, iterations=10, max_depth=4,
+                              config=pb.SearchConfig(method="lats_paper", n_samples=2, iterations=10,
+                                                     max_depth=4,
                                                      seed=7))
     solved, watched, errors = [], [], []
     third_event = threading.Event()
@@ -96,7 +97,8 @@ def test_a_watcher_sees_the_snapshot_then_the_same_events_as_solve(services):
 
 def test_another_planner_names_the_owner_and_a_finished_run_is_its_record(services):
     request = pb.SolveRequest(env_address=services["env"].address, task_id=TASK, run_id="owned",
-                              config=pb.SearchConfig(n_samples=2, iterations=10, max_depth=4,
+                              config=pb.SearchConfig(method="lats_paper", n_samples=2, iterations=10,
+                                                     max_depth=4,
                                                      seed=7))
     channel, planner = stub(services["planner-a"])
     other_channel, other = stub(services["planner-b"])
