@@ -60,6 +60,10 @@ def _node_label(node: pb.Node, run: pb.Run, on_path: bool, reflected: bool,
     label.append(node.id, style="bold")
     if node.sample_count:
         label.append(f" ×{node.sample_count}")
+    if node.repeats:
+        label.append(f" +{node.repeats} repeat{'s' if node.repeats > 1 else ''}")
+    if node.id == run.result.greedy_node_id:
+        label.append(" (greedy)")
     if node.action:
         action = node.action.strip() if full else _one_line(node.action, width)
         label.append(f" {action!r}" if not full else f" {action}", style="cyan")

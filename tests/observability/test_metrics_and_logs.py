@@ -36,7 +36,8 @@ def searched(tmp_path_factory):
     ]
     with running_services(specs, env={"LATS_LOG_FORMAT": "json"}) as services:
         request = pb.SolveRequest(env_address=services["env"].address, task_id=TASK,
-                                  config=pb.SearchConfig(n_samples=2, iterations=10,
+                                  config=pb.SearchConfig(method="lats_paper", n_samples=2,
+                                                         iterations=10,
                                                          max_depth=4, seed=7))
         with grpc.insecure_channel(services["planner"].address) as channel:
             events = list(pb_grpc.PlannerStub(channel).Solve(request, timeout=60))
@@ -83,9 +84,9 @@ def test_domain_metrics_count_models_tokens_steps_sessions_and_searches(searched
         1 for e in events if e.WhichOneof("event") == "node_added")
     assert total(env, "lats_env_steps_total", environment="game24", outcome="terminated") >= 1
     assert total(env, "lats_env_sessions_open", environment="game24") == 1
-    assert total(planner, "lats_searches_total", method="lats", status="solved") == 1
-    assert total(planner, "lats_searches_in_flight", method="lats") == 0
-    assert total(planner, "lats_search_nodes_total", method="lats") == result.nodes
+    assert total(planner, "lats_searches_total", method="lats_paper", status="solved") == 1
+    assert total(planner, "lats_searches_in_flight", method="lats_paper") == 0
+    assert total(planner, "lats_search_nodes_total", method="lats_paper") == result.nodes
 
 
 def test_json_log_lines_name_the_run_in_every_service(searched):

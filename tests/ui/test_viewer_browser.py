@@ -44,7 +44,8 @@ def services(tmp_path_factory):
 
 def request(services, run_id: str) -> pb.SolveRequest:
     return pb.SolveRequest(env_address=services["env"].address, task_id=TASK, run_id=run_id,
-                           config=pb.SearchConfig(n_samples=2, iterations=10, max_depth=4, seed=7))
+                           config=pb.SearchConfig(method="lats_paper", n_samples=2, iterations=10,
+                                                  max_depth=4, seed=7))
 
 
 def get_run(services, run_id: str) -> pb.Run:

@@ -162,6 +162,10 @@
     if (node.terminal) flags.push(node.id === tree.successId ? "✓ solved terminal" : "■ terminal");
     if (node.invalid_action) flags.push("✗ invalid action");
     if (node.id === tree.expanding) flags.push("being expanded");
+    if (node.id === ((run.result || {}).greedy_node_id || "")) flags.push("greedy first attempt");
+    const repeats = Lats.num(node.repeats);
+    if (repeats) flags.push(`${repeats} later sample${repeats > 1 ? "s" : ""} gave the same answer`);
+    if (node.answer_key) flags.push(`answer ${node.answer_key.slice(0, 12)}`);
     set("detail-flags", flags.join(" · "));
     set("detail-depth", Lats.num(node.depth));
     set("detail-visits", Lats.num(node.visits));
