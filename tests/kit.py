@@ -37,8 +37,8 @@ def two_replicas(name: str, args: list[str], **kwargs):
 
 
 def kit_command(address: str, report, *pytest_args: str, task_id: str = "",
-                replica: str = "", timeout: float = 10.0) -> list[str]:
-    return [sys.executable, "-m", "lats", "conformance", address,
+                replica: str = "", timeout: float = 10.0, python: str = "") -> list[str]:
+    return [python or sys.executable, "-m", "lats", "conformance", address,
             *(["--task-id", task_id] if task_id else []),
             *(["--replica", replica] if replica else []), "--timeout", str(timeout),
             f"--junitxml={report}", "-q", *pytest_args]

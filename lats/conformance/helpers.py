@@ -21,17 +21,21 @@ PROTOCOL_MAX_MESSAGE_BYTES = 4 * 1024 * 1024
 
 
 def expect_status(
-    code: grpc.StatusCode, call: Callable, *args: Any, **kwargs: Any
+    code: grpc.StatusCode, call: Callable, *args: Any, what: str = "", **kwargs: Any
 ) -> grpc.RpcError:
-    """Calls `call` and asserts it fails with `code` and an explanatory message."""
+    """Calls `call` and asserts it fails with `code` and an explanatory message.
+
+    `what` names the input being refused (e.g. "a blob with its last byte cut"),
+    so a failure says which one the server accepted."""
+    about = f"{what}: " if what else ""
     with pytest.raises(grpc.RpcError) as caught:
         result = call(*args, **kwargs)
-        pytest.fail(f"expected {code.name}, but the call succeeded with {result!r:.300}")
+        pytest.fail(f"{about}expected {code.name}, but the call succeeded with {result!r:.300}")
     error = caught.value
     assert error.code() == code, (
-        f"expected {code.name}, got {error.code().name}: {error.details()}"
+        f"{about}expected {code.name}, got {error.code().name}: {error.details()}"
     )
-    assert error.details(), f"{code.name} must carry a message saying what to fix"
+    assert error.details(), f"{about}{code.name} must carry a message saying what to fix"
     return error
 
 
@@ -56,15 +60,16 @@ def damaged_blobs(blob: bytes) -> dict[str, bytes]:
 
     rng = random.Random(7)
     return {
-        "first byte flipped": flipped(0),
-        "middle byte flipped": flipped(len(blob) // 2),
-        "last byte flipped": flipped(len(blob) - 1),
-        "truncated to half": blob[: len(blob) // 2],
-        "last byte cut": blob[:-1],
-        "byte appended": blob + b"\x00",
-        "empty": b"",
-        "garbage text": b"this is not a snapshot blob",
-        "random bytes": bytes(rng.getrandbits(8) for _ in range(max(64, len(blob)))),
+        "a blob with its first byte flipped": flipped(0),
+        f"a blob with byte {len(blob) // 2} (the middle) flipped": flipped(len(blob) // 2),
+        "a blob with its last byte flipped": flipped(len(blob) - 1),
+        f"a blob truncated to its first {len(blob) // 2} of {len(blob)} bytes":
+            blob[: len(blob) // 2],
+        "a blob with its last byte cut": blob[:-1],
+        "a blob with a zero byte appended": blob + b"\x00",
+        "an empty blob": b"",
+        "a blob of plain text": b"this is not a snapshot blob",
+        "a blob of random bytes": bytes(rng.getrandbits(8) for _ in range(max(64, len(blob)))),
     }
 
 

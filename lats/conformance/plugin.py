@@ -73,7 +73,8 @@ def second_stub(pytestconfig: pytest.Config, rpc_timeout: float):
     """A stub for the second replica (--env-addr-2); skips the test without one."""
     address = pytestconfig.getoption("--env-addr-2")
     if not address:
-        pytest.skip("no second replica given (--env-addr-2 HOST:PORT)")
+        pytest.skip("no second replica given: run `lats conformance HOST:PORT --replica "
+                    "HOST2:PORT2` (pytest option --env-addr-2) with a replica sharing the key")
     channel = _ready_channel(address, rpc_timeout)
     yield environment_pb2_grpc.EnvironmentStub(channel)
     channel.close()

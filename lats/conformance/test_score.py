@@ -6,7 +6,7 @@ import grpc
 import pytest
 from lats_pb import environment_pb2
 
-from lats.conformance.helpers import expect_status
+from lats.conformance.helpers import damaged_blobs, expect_status
 
 pytestmark = pytest.mark.usefixtures("needs_score")
 
@@ -52,6 +52,7 @@ def test_score_of_a_damaged_blob_is_invalid_argument(sessions, stub, rpc_timeout
     if not describe.capabilities.snapshot:
         pytest.skip("the server does not support snapshots")
     blob = sessions.snapshot(sessions.reset(task_id).session_id)
-    for damaged in (blob[:-1], b"garbage", bytes(b ^ 0x01 for b in blob)):
+    for name, damaged in damaged_blobs(blob).items():
         expect_status(grpc.StatusCode.INVALID_ARGUMENT, stub.Score,
-                      environment_pb2.ScoreRequest(blob=damaged), timeout=rpc_timeout)
+                      environment_pb2.ScoreRequest(blob=damaged), timeout=rpc_timeout,
+                      what=f"Score of {name}")

@@ -71,7 +71,8 @@ def test_damaged_blobs_are_invalid_argument(sessions, task_id, probe_actions, st
     _, blob = _blob_after_first_step(sessions, task_id, probe_actions)
     for name, damaged in damaged_blobs(blob).items():
         error = expect_status(grpc.StatusCode.INVALID_ARGUMENT, stub.Restore,
-                              environment_pb2.RestoreRequest(blob=damaged), timeout=rpc_timeout)
+                              environment_pb2.RestoreRequest(blob=damaged), timeout=rpc_timeout,
+                              what=f"Restore of {name}")
         assert error.details(), name
 
 

@@ -122,7 +122,7 @@ def test_damaged_and_foreign_blobs_are_invalid_argument(stub, task_id, probe_act
     blob = _start(stub, task_id, rpc_timeout).blob
     for name, damaged in damaged_blobs(blob).items():
         error = expect_status(grpc.StatusCode.INVALID_ARGUMENT, _transition, stub, rpc_timeout,
-                              damaged, [probe_actions[0]])
+                              damaged, [probe_actions[0]], what=f"Transition on {name}")
         assert error.details(), name
 
 
