@@ -1,8 +1,8 @@
 """The environment server framework: a `Domain` plus `EnvironmentServicer`.
 
 A new environment implements `Domain` (see `domain.py`) and adds one line to
-`env_servers.registry`; sessions, snapshots, validation, limits and paging come
-from here.
+`env_servers.registry`; snapshots, validation, limits and paging come from
+here (environment.proto, package lats.environment.v2).
 """
 
 from env_servers.core.domain import (
@@ -15,7 +15,6 @@ from env_servers.core.domain import (
     TaskSpec,
 )
 from env_servers.core.errors import (
-    CapacityExhausted,
     EnvError,
     FailedPrecondition,
     InvalidRequest,
@@ -33,7 +32,6 @@ from env_servers.core.servicer import EnvironmentServicer
 from env_servers.core.settings import EnvSettings
 
 __all__ = [
-    "CapacityExhausted",
     "Domain",
     "DomainDescription",
     "EnvError",

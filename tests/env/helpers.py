@@ -21,23 +21,38 @@ BIG_MESSAGES = [("grpc.max_send_message_length", 16 * 1024 * 1024)]
 
 @dataclass
 class Served:
+    """A served environment and its aio stub, with the calls tests make most."""
+
     server: EnvironmentServer
     stub: environment_pb2_grpc.EnvironmentStub
     address: str
 
-    async def reset(self, task_id: str) -> environment_pb2.ResetResponse:
-        return await self.stub.Reset(environment_pb2.ResetRequest(task_id=task_id))
+    async def reset(self, task_id: str = "", **fields) -> environment_pb2.ResetResponse:
+        if task_id:
+            fields["task_id"] = task_id
+        return await self.stub.Reset(environment_pb2.ResetRequest(**fields))
 
-    async def step(self, session_id: str, action: str) -> environment_pb2.StepResponse:
-        request = environment_pb2.StepRequest(session_id=session_id, action=action)
-        return await self.stub.Step(request)
+    async def step(self, snapshot: environment_pb2.Snapshot,
+                   *actions: str) -> list[environment_pb2.StepResult]:
+        request = environment_pb2.StepRequest(snapshot=snapshot, actions=list(actions))
+        return list((await self.stub.Step(request)).results)
 
-    async def snapshot(self, session_id: str) -> bytes:
-        reply = await self.stub.Snapshot(environment_pb2.SnapshotRequest(session_id=session_id))
-        return reply.blob
+    async def step_one(self, snapshot: environment_pb2.Snapshot,
+                       action: str) -> environment_pb2.StepResult:
+        result, = await self.step(snapshot, action)
+        return result
 
-    async def restore(self, blob: bytes) -> environment_pb2.RestoreResponse:
-        return await self.stub.Restore(environment_pb2.RestoreRequest(blob=blob))
+    async def play(self, snapshot: environment_pb2.Snapshot,
+                   actions) -> list[environment_pb2.StepResult]:
+        """Each action from the snapshot the previous one gave, in order."""
+        results = []
+        for action in actions:
+            results.append(await self.step_one(snapshot, action))
+            snapshot = results[-1].snapshot
+        return results
+
+    async def score(self, snapshot: environment_pb2.Snapshot) -> environment_pb2.ScoreResponse:
+        return await self.stub.Score(environment_pb2.ScoreRequest(snapshot=snapshot))
 
 
 @contextlib.asynccontextmanager

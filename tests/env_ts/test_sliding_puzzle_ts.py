@@ -105,7 +105,7 @@ def test_conformance_kit_passes_on_two_replicas(built, tmp_path):
 def test_hostile_requests_get_typed_statuses(built):
     with node_servers(built, 1, "--snapshot-key", REPLICA_KEY) as (server,):
         channel = grpc.insecure_channel(server.address)
-        raw = channel.unary_unary("/lats.v1.Environment/Step")
+        raw = channel.unary_unary("/lats.environment.v2.Environment/Step")
         with pytest.raises(grpc.RpcError) as caught:
             raw(b"\xff\xff\xff\xff\x0f", timeout=5)
         assert caught.value.code() == grpc.StatusCode.INVALID_ARGUMENT, caught.value.details()
@@ -130,7 +130,7 @@ def test_shutdown_turns_health_not_serving_and_exits_zero(built):
     server = start_node_server(built, "puzzle", "--snapshot-key", REPLICA_KEY)
     with grpc.insecure_channel(server.address) as channel:
         health = health_pb2_grpc.HealthStub(channel)
-        reply = health.Check(health_pb2.HealthCheckRequest(service="lats.v1.Environment"),
+        reply = health.Check(health_pb2.HealthCheckRequest(service="lats.environment.v2.Environment"),
                              timeout=5)
         assert reply.status == health_pb2.HealthCheckResponse.SERVING
     assert server.stop() == 0

@@ -55,7 +55,7 @@ def _status(call, *args, **kwargs) -> grpc.RpcError:
 
 
 @pytest.mark.parametrize("service,path,streaming", [
-    ("env", "/lats.v1.Environment/Step", False),
+    ("env", "/lats.environment.v2.Environment/Step", False),
     ("gateway", "/lats.v1.LlmGateway/Generate", False),
     ("planner", "/lats.v1.Planner/GetRun", False),
     ("planner", "/lats.v1.Planner/Solve", True),
