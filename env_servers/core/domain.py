@@ -88,7 +88,7 @@ class StepOutcome:
     previous state whatever `state` holds (the step still counts).
 
     `answer_key` names the answer the step gives (environment.proto,
-    StepResponse.answer_key): equal keys mean the same answer; "" when the
+    StepResult.answer_key): equal keys mean the same answer; "" when the
     step gives none. It must not depend on hidden ground truth, and a domain
     that sets keys states `facts.answer_keys` in its description.
     """

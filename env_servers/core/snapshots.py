@@ -33,7 +33,7 @@ FORMAT_VERSION = 1
 _MAC_BYTES = hashlib.sha256().digest_size
 _HEADER_BYTES = len(MAGIC) + 1 + _MAC_BYTES
 MAX_PAYLOAD_BYTES = 64 * 1024 * 1024
-MAX_STEPS = 2**31 - 1       # StepResponse.steps is a uint32; no episode comes near
+MAX_STEPS = 2**31 - 1       # StepResult.steps is a uint32; no episode comes near
 
 
 def snapshot_key(configured: str | None) -> bytes:

@@ -54,6 +54,32 @@ class Served:
     async def score(self, snapshot: environment_pb2.Snapshot) -> environment_pb2.ScoreResponse:
         return await self.stub.Score(environment_pb2.ScoreRequest(snapshot=snapshot))
 
+    async def start(self, task_id: str = "", **fields) -> Episode:
+        """A new episode, played on from its latest snapshot (see `Episode`)."""
+        reset = await self.reset(task_id, **fields)
+        return Episode(self, reset.snapshot, reset)
+
+
+@dataclass
+class Episode:
+    """An episode played on the client side: each step continues from the latest
+    snapshot; `fork()` branches a copy at the current point."""
+
+    served: Served
+    snapshot: environment_pb2.Snapshot
+    reset: environment_pb2.ResetResponse | None = None
+
+    async def step(self, action: str) -> environment_pb2.StepResult:
+        result = await self.served.step_one(self.snapshot, action)
+        self.snapshot = result.snapshot
+        return result
+
+    def fork(self) -> Episode:
+        return Episode(self.served, self.snapshot)
+
+    async def score(self) -> environment_pb2.ScoreResponse:
+        return await self.served.score(self.snapshot)
+
 
 @contextlib.asynccontextmanager
 async def serving(domain: Domain, servicer_class=EnvironmentServicer, **settings):
