@@ -15,6 +15,7 @@ from env_servers.core.domain import (
     TaskSpec,
 )
 from env_servers.core.errors import (
+    CannotServe,
     CapacityExhausted,
     EnvError,
     FailedPrecondition,
@@ -33,6 +34,7 @@ from env_servers.core.servicer import EnvironmentServicer
 from env_servers.core.settings import EnvSettings
 
 __all__ = [
+    "CannotServe",
     "CapacityExhausted",
     "Domain",
     "DomainDescription",

@@ -45,3 +45,9 @@ class TaskNotFound(NotFound):
 
 class InvalidTask(InvalidRequest):
     """Raised by a domain's `reset` for an inline task spec it cannot use."""
+
+
+class CannotServe(Exception):
+    """A domain refuses to be served at all, saying why (raised by its constructor,
+    e.g. an adapter whose environment turns out not to be deterministic).
+    `lats serve env` reports the message and exits non-zero."""

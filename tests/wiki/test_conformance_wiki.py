@@ -19,7 +19,7 @@ def test_the_server_passes_the_whole_kit(environment, tmp_path, index_path):
         results = kit.run_kit(replicas, tmp_path / "kit.xml", KIT_TASK, process_timeout=150)
     skipped = kit.skipped(results)
     expected_skips = ["test_inline_task_without_capability_is_failed_precondition",
-                      kit.WITHOUT_SNAPSHOTS_ONLY]
+                      *kit.WITHOUT_SNAPSHOTS_ONLY]
     if environment == "hotpotqa-cot":   # every text is a thought there: nothing is invalid
         expected_skips.append("test_invalid_action_leaves_the_state_unchanged")
     assert skipped == sorted(expected_skips)
