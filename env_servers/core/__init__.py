@@ -23,6 +23,7 @@ from env_servers.core.errors import (
     InvalidTask,
     NotFound,
     TaskNotFound,
+    Unavailable,
 )
 from env_servers.core.server import (
     EnvironmentServer,
@@ -52,6 +53,7 @@ __all__ = [
     "StepOutcome",
     "TaskNotFound",
     "TaskSpec",
+    "Unavailable",
     "environment_service",
     "serve_environment",
     "start_environment_server",

@@ -39,6 +39,12 @@ class CapacityExhausted(EnvError):
     code = grpc.StatusCode.RESOURCE_EXHAUSTED
 
 
+class Unavailable(EnvError):
+    """A service the environment fronts cannot be reached or did not answer; retry."""
+
+    code = grpc.StatusCode.UNAVAILABLE
+
+
 class TaskNotFound(NotFound):
     """Raised by a domain's `reset` for a task id it does not know."""
 

@@ -1,0 +1,43 @@
+"""Serves GridWalk with OpenEnv's own app (`create_app`) on a free loopback port.
+
+    python -m tests.openenv.serve [--kind steady|noisy|drifting] [--max-envs N]
+
+Prints "listening on 127.0.0.1:PORT" once the socket is bound, then serves
+until SIGTERM.
+"""
+
+from __future__ import annotations
+
+import argparse
+import socket
+import sys
+
+import uvicorn
+from openenv.core.env_server.http_server import create_app
+
+from tests.openenv.gridwalk import (DriftingGridWalkEnvironment, GridAction, GridObservation,
+                                    GridWalkEnvironment, NoisyGridWalkEnvironment)
+
+KINDS = {"steady": GridWalkEnvironment, "noisy": NoisyGridWalkEnvironment,
+         "drifting": DriftingGridWalkEnvironment}
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--kind", choices=sorted(KINDS), default="steady")
+    parser.add_argument("--max-envs", type=int, default=16)
+    args = parser.parse_args()
+    environment = KINDS[args.kind]
+    app = create_app(environment, GridAction, GridObservation, env_name="gridwalk",
+                     max_concurrent_envs=args.max_envs)
+    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    sock.bind(("127.0.0.1", 0))
+    print(f"listening on 127.0.0.1:{sock.getsockname()[1]}", flush=True)
+    config = uvicorn.Config(app, log_level="warning", ws_max_size=16 * 1024 * 1024)
+    uvicorn.Server(config).run(sockets=[sock])
+    sys.exit(0)
+
+
+if __name__ == "__main__":
+    main()
