@@ -9,6 +9,7 @@ until SIGTERM.
 from __future__ import annotations
 
 import argparse
+import signal
 import socket
 import sys
 
@@ -35,8 +36,9 @@ def main() -> None:
     sock.bind(("127.0.0.1", 0))
     print(f"listening on 127.0.0.1:{sock.getsockname()[1]}", flush=True)
     config = uvicorn.Config(app, log_level="warning", ws_max_size=16 * 1024 * 1024)
+    for stop in (signal.SIGTERM, signal.SIGINT):   # uvicorn re-raises it after its shutdown
+        signal.signal(stop, lambda *_: sys.exit(0))
     uvicorn.Server(config).run(sockets=[sock])
-    sys.exit(0)
 
 
 if __name__ == "__main__":
