@@ -9,7 +9,8 @@ its server validates against the action schema it publishes (GET /schema).
     the text parsed as JSON, e.g. "7" for an integer);
   * several fields: the text must be the whole action as a JSON object.
 
-An enum field gives the grammar its examples and pattern. `ObservationView`
+An enum field gives the grammar its examples and pattern, and so do the
+schema's own `examples`. `ObservationView`
 renders an observation's fields (all but done, reward and metadata, in the
 schema's order, or the ones a pack file lists) as the text the planner sees.
 """
@@ -62,6 +63,7 @@ class ActionCodec:
     text_field: bool                   # the field takes the text as it is
     choices: tuple[str, ...]
     fields: Mapping[str, Any]          # the schema's properties (metadata aside)
+    shown: tuple[str, ...] = ()        # example actions the schema itself gives
 
     @classmethod
     def from_schema(cls, schema: Mapping[str, Any], field: str | None = None) -> ActionCodec:
@@ -72,10 +74,15 @@ class ActionCodec:
         if field is None and len(properties) == 1:
             field = next(iter(properties))
         if field is None:
-            return cls(None, False, (), properties)
+            shown = tuple(json.dumps(example, sort_keys=True) for example in
+                          schema.get("examples", []) if isinstance(example, Mapping))
+            return cls(None, False, (), properties, shown)
         spec = properties[field]
-        choices = tuple(str(v) for v in _enum(spec)) if _is_text(spec) else ()
-        return cls(field, _is_text(spec), choices, properties)
+        text = _is_text(spec)
+        choices = tuple(str(v) for v in _enum(spec)) if text else ()
+        shown = tuple(example if text and isinstance(example, str) else json.dumps(example)
+                      for example in spec.get("examples", []) or [])
+        return cls(field, text, choices, properties, shown)
 
     def encode(self, text: str) -> dict[str, Any] | str:
         """The action for `text`, or a message saying why it is not one."""
@@ -95,7 +102,8 @@ class ActionCodec:
 
     def grammar(self, examples: Sequence[str]) -> environment_pb2.ActionGrammar:
         """The derived grammar; `examples` come from the pack file when given."""
-        examples = list(examples) or list(self.choices[:MAX_EXAMPLES])
+        examples = (list(examples) or list(self.choices[:MAX_EXAMPLES])
+                    or list(self.shown[:MAX_EXAMPLES]))
         pattern = ""
         if self.field is None:
             listed = ", ".join(f"{name} ({spec.get('type', 'any')})"

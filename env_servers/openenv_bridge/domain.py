@@ -260,8 +260,9 @@ class OpenEnvDomain(Domain):
         known_key = (*self._key(state), action)
         known = self._known.get(known_key)
         if known is None:
-            known = await self._step_remotely(state, action, encoded)
-            self._known.put(known_key, known)
+            known, lasting = await self._step_remotely(state, action, encoded)
+            if lasting:
+                self._known.put(known_key, known)
         if isinstance(known, str):                      # the server refused the action
             return StepOutcome(state, known, invalid_action=True)
         text, reward = self._seen(known)
@@ -271,8 +272,10 @@ class OpenEnvDomain(Domain):
                          **{"return": state["return"] + reward})
         return StepOutcome(new_state, text, reward=reward, terminated=known.done)
 
-    async def _step_remotely(self, state: State, action: str, encoded: dict) -> Answer | str:
-        """One step on the server from `state`: its answer, or why it refused the action.
+    async def _step_remotely(self, state: State, action: str,
+                             encoded: dict) -> tuple[Answer | str, bool]:
+        """One step on the server from `state`: its answer, or why it refused the action,
+        and whether that will hold (a failure to execute may not: it is not remembered).
         The session moves on to the new state's key (or is closed when the episode ends)."""
         key = self._key(state)
         session = await self._session_at(state)
@@ -281,9 +284,9 @@ class OpenEnvDomain(Domain):
         except RemoteError as error:
             if error.code == VALIDATION_ERROR:
                 await self.pool.park(key, session)      # the server left the episode as it was
-                return self._rejection(error)
+                return self._rejection(error), True
             await self.pool.discard(session)            # its episode may be half-changed
-            return f"The environment could not apply this action: {error.message[:500]}"
+            return f"The environment could not apply this action: {error.message[:500]}", False
         except RemoteUnavailable as error:
             await self.pool.discard(session)
             raise Unavailable(f"the OpenEnv server at {self.url} did not answer: {error}") from None
@@ -291,7 +294,7 @@ class OpenEnvDomain(Domain):
             await self.pool.discard(session)
         else:
             await self.pool.park((*key, action), session)
-        return answer
+        return answer, True
 
     def observation_of(self, state: State) -> str:
         return state["observation"]
