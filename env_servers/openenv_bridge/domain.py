@@ -144,34 +144,17 @@ class OpenEnvDomain(Domain):
         if importlib.util.find_spec("openenv") is None:
             raise CannotServe("the openenv-core package is not installed; install the extra: "
                               "pip install 'lats-platform[openenv]'")
-        try:
-            self.pack_file = load_pack_file(settings.pack)
-            self.pack_file.check_sections(("openenv", "tasks"))
-            bridge = self.pack_file.section("openenv")
-            unknown = set(bridge) - {"action_field", "observation_fields"}
-            if unknown:
-                raise PackFileError(f"{self.pack_file.path}: [openenv] takes action_field and "
-                                    f"observation_fields, not {', '.join(sorted(unknown))}")
-            self.tasks = TaskList.from_pack(self.pack_file.section("tasks"), settings.tasks,
-                                            self.pack_file.path)
-        except PackFileError as error:
-            raise CannotServe(str(error)) from None
-        metadata, schema = self._fetch_metadata()
+        self.pack_file, fields, self.tasks = self._read_pack()
+        self.metadata, schema = self._fetch_metadata()
         try:
             self.codec = ActionCodec.from_schema(schema.get("action") or {},
-                                                 bridge.get("action_field"))
+                                                 fields.get("action_field"))
             self.view = ObservationView.from_schema(schema.get("observation") or {},
-                                                    bridge.get("observation_fields", ()))
+                                                    fields.get("observation_fields", ()))
             grammar = self.codec.grammar(self.pack_file.action_grammar.get("examples", []))
         except SchemaProblem as error:
             raise CannotServe(f"the OpenEnv server at {self.url}: {error}") from None
-        self.metadata = metadata
-        self.name = self.pack_file.name or f"openenv-{_slug(str(metadata.get('name', '')))}"
-        version = str(metadata.get("version") or "")
-        self.version = version if SEMVER.match(version) else "0.0.0"
-        self.description = self.pack_file.description or (
-            f"{str(metadata.get('description') or metadata.get('name') or 'An environment')}"
-            f" (an OpenEnv environment, searched by replay through the LATS bridge)")
+        self._name_it()
         self._description = self._describe(grammar)
         self.pool = SessionPool(self.url, settings.max_remote_sessions,
                                 message_timeout=settings.remote_timeout)
@@ -182,6 +165,37 @@ class OpenEnvDomain(Domain):
                 f"the OpenEnv environment at {self.url} is not deterministic: {reason}. States "
                 "here are replays (OpenEnv cannot snapshot), so the same reset and actions must "
                 "give the same observations: seed every random choice from reset's seed")
+
+    def _read_pack(self):
+        """The pack file, its [openenv] table (checked) and the task list."""
+        try:
+            pack = load_pack_file(self.settings.pack)
+            pack.check_sections(("openenv", "tasks"))
+            fields = dict(pack.section("openenv"))
+            unknown = set(fields) - {"action_field", "observation_fields"}
+            if unknown:
+                raise PackFileError(f"{pack.path}: [openenv] takes action_field and "
+                                    f"observation_fields, not {', '.join(sorted(unknown))}")
+            if not isinstance(fields.get("action_field", ""), str):
+                raise PackFileError(f"{pack.path}: [openenv] action_field must be text")
+            shown = fields.get("observation_fields", [])
+            if not (isinstance(shown, list) and all(isinstance(f, str) for f in shown)):
+                raise PackFileError(f"{pack.path}: [openenv] observation_fields must be a "
+                                    "list of field names")
+            tasks = TaskList.from_pack(pack.section("tasks"), self.settings.tasks, pack.path)
+        except PackFileError as error:
+            raise CannotServe(str(error)) from None
+        return pack, fields, tasks
+
+    def _name_it(self) -> None:
+        """Name, version and description: the pack file's, else the server's metadata."""
+        metadata, pack = self.metadata, self.pack_file
+        self.name = pack.name or f"openenv-{_slug(str(metadata.get('name', '')))}"
+        version = str(metadata.get("version") or "")
+        self.version = version if SEMVER.match(version) else "0.0.0"
+        about = str(metadata.get("description") or metadata.get("name") or "An environment")
+        self.description = pack.description or (
+            f"{about} (an OpenEnv environment, searched by replay through the LATS bridge)")
 
     # ------------------------------------------------------------- Describe
     def _fetch_metadata(self) -> tuple[dict, dict]:

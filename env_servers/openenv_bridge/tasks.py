@@ -35,6 +35,9 @@ class TaskList:
             raise PackFileError(f"{path}: [tasks] takes seeds or list, not "
                                 f"{', '.join(sorted(unknown))}")
         if "list" in section:
+            if not isinstance(section["list"], list):
+                raise PackFileError(f"{path}: tasks.list must be an array of tables "
+                                    "([[tasks.list]])")
             named: dict[str, dict] = {}
             for index, entry in enumerate(section["list"]):
                 task_id = entry.get("id") if isinstance(entry, Mapping) else None
