@@ -236,7 +236,7 @@ class PlannerServicer(pb_grpc.PlannerServicer):
         pending = live.calls.pending()
         if pending:
             await self._store.add_calls(live.run.run_id, pending)
-            live.calls.stored += len(pending)
+            live.calls.stored(len(pending))
 
     async def _keep_leases(self) -> None:
         while True:

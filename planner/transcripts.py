@@ -22,26 +22,32 @@ KEPT_PURPOSES = ("act",)
 
 
 class CallLog:
-    """The kept calls of one run; `stored` of them are in the run store already."""
+    """The kept calls of one run that are not in the run store yet (stored ones are
+    let go, so a long search holds only what the last write left)."""
 
     def __init__(self, action_prefix_pattern: str = "",
                  purposes: Sequence[str] = KEPT_PURPOSES):
         self._prefix = action_prefix_pattern
         self._purposes = frozenset(purposes)
-        self.calls: list[pb.ModelCall] = []
-        self.stored = 0
+        self._unstored: list[pb.ModelCall] = []
+        self.count = 0                      # calls kept so far, stored or not
 
     def record(self, messages: Sequence[tuple[str, str]], params: SamplingParams,
                texts: list[str], model: str) -> None:
         if params.purpose not in self._purposes:
             return
-        self.calls.append(pb.ModelCall(
-            index=len(self.calls), purpose=params.purpose, key=params.key,
+        self.count += 1
+        self._unstored.append(pb.ModelCall(
+            index=self.count - 1, purpose=params.purpose, key=params.key,
             node_id=params.key.split("@", 1)[0],
             prompt=[llm_pb2.ChatMessage(role=role, content=content) for role, content in messages],
             completions=texts, actions=[clean_action(text, self._prefix) for text in texts],
             temperature=params.temperature, seed=params.seed or 0, model=model))
 
     def pending(self) -> list[pb.ModelCall]:
-        """The calls not stored yet (mark them with `stored += len(...)` once stored)."""
-        return self.calls[self.stored:]
+        """The calls not stored yet, oldest first (`stored(n)` once the first n are)."""
+        return list(self._unstored)
+
+    def stored(self, count: int) -> None:
+        """The oldest `count` pending calls are in the run store now."""
+        del self._unstored[:count]
