@@ -6,6 +6,7 @@ import contextlib
 import subprocess
 import sys
 import xml.etree.ElementTree as ElementTree
+from concurrent.futures import ThreadPoolExecutor
 
 from lats.processes import start_service
 
@@ -40,6 +41,32 @@ def two_replicas(name: str, args: list[str], **kwargs):
     finally:
         codes = [second.stop(), first.stop()]
     assert codes == [0, 0], f"a replica did not stop cleanly: exit codes {codes}"
+
+
+@contextlib.contextmanager
+def services_together(name: str, args: list[str], count: int = 2, timeout: float = 120.0):
+    """`count` processes of `lats serve ARGS`, started at once (for servers whose start
+    is slow and shares nothing on disk); all stopped on exit, each cleanly.
+
+    The starting threads stay alive until the processes are stopped: a service dies
+    with the thread that started it (PR_SET_PDEATHSIG, lats.processes)."""
+    pool = ThreadPoolExecutor(count)
+    started, failures = [], []
+    try:
+        futures = [pool.submit(start_service, f"{name}-{i}", args, timeout=timeout)
+                   for i in range(count)]
+        for future in futures:
+            try:
+                started.append(future.result())
+            except Exception as error:  # noqa: BLE001 - stop the others, then report it
+                failures.append(error)
+        if failures:
+            raise failures[0]
+        yield started
+    finally:
+        codes = [service.stop() for service in reversed(started)]
+        pool.shutdown()
+    assert codes == [0] * count, f"a process did not stop cleanly: exit codes {codes}"
 
 
 def kit_command(address: str, report, *pytest_args: str, task_id: str = "",

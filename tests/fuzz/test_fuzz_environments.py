@@ -45,7 +45,7 @@ COMMON_ARGS = ["--session-ttl", "30", "--max-sessions", "64", "--snapshot-key", 
 def _start(name: str, stack: contextlib.ExitStack):
     args, env = SERVERS[name]
     if args is not None and "{gridwalk}" in args:
-        url = stack.enter_context(gridwalk_server())
+        url = stack.enter_context(gridwalk_server()) + "/steady"
         args = [arg.replace("{gridwalk}", url) for arg in args]
     if args is None:
         assert (PACKAGE / "dist" / "main.js").exists(), "run `make setup` (builds the TS server)"

@@ -18,11 +18,12 @@ ROOT = Path(__file__).resolve().parents[2]
 
 
 @contextlib.contextmanager
-def gridwalk_server(kind: str = "steady", max_envs: int = 32, timeout: float = 90.0):
-    """Serves GridWalk through OpenEnv's own app; yields its http:// URL."""
+def gridwalk_server(max_envs: int = 32, timeout: float = 90.0):
+    """Serves GridWalk through OpenEnv's own app; yields the server's http:// URL, under
+    which /steady, /noisy and /drifting are the three kinds (tests/openenv/serve.py)."""
     process = subprocess.Popen(
-        [sys.executable, "-m", "tests.openenv.serve", "--kind", kind, "--max-envs",
-         str(max_envs)], cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+        [sys.executable, "-m", "tests.openenv.serve", "--max-envs", str(max_envs)],
+        cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
     output: deque = deque(maxlen=200)
     try:
         for line in process.stdout:
@@ -38,7 +39,8 @@ def gridwalk_server(kind: str = "steady", max_envs: int = 32, timeout: float = 9
         deadline = time.monotonic() + timeout
         while True:
             try:
-                if httpx.get(f"{url}/health", timeout=2, trust_env=False).status_code == 200:
+                if httpx.get(f"{url}/steady/health", timeout=2,
+                             trust_env=False).status_code == 200:
                     break
             except httpx.HTTPError:
                 pass
@@ -52,3 +54,4 @@ def gridwalk_server(kind: str = "steady", max_envs: int = 32, timeout: float = 9
         except subprocess.TimeoutExpired:
             process.kill()
             process.wait()
+

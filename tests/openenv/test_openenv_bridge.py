@@ -22,6 +22,7 @@ from lats.processes import running_services, start_service
 from lats_pb import environment_pb2, environment_pb2_grpc
 from lats_runtime.reward_modes import name_of
 from tests import kit
+from tests.kit import services_together
 from tests.openenv.servers import gridwalk_server
 
 HERE = Path(__file__).parent
@@ -31,9 +32,14 @@ WAY = ["down", "down", "right", "right", "right", "down"]        # seed-0's way 
 
 
 @pytest.fixture(scope="module")
-def gridwalk():
+def server():
     with gridwalk_server() as url:
         yield url
+
+
+@pytest.fixture(scope="module")
+def gridwalk(server) -> str:
+    return f"{server}/steady"
 
 
 def _serve_bridge(url: str, *extra: str):
@@ -43,8 +49,8 @@ def _serve_bridge(url: str, *extra: str):
 @pytest.mark.timeout(300)
 def test_the_kit_passes_through_the_bridge_on_two_replicas(gridwalk, tmp_path):
     args = ["env", "openenv", "--url", gridwalk, "--tasks", "5", "--session-ttl", "2",
-            "--max-sessions", "64", "--max-remote-sessions", "8"]
-    with kit.two_replicas("bridge", args, timeout=120) as (first, second):
+            "--max-sessions", "64", "--max-remote-sessions", "8", "--snapshot-key", kit.REPLICA_KEY]
+    with services_together("bridge", args) as (first, second):
         report = tmp_path / "kit.xml"
         run = subprocess.run(kit.kit_command(first.address, report, replica=second.address),
                              capture_output=True, text=True, timeout=200)
@@ -120,11 +126,10 @@ def test_lats_solve_reaches_the_goal_through_the_bridge(search_services):
 
 
 @pytest.mark.timeout(200)
-def test_a_nondeterministic_environment_is_refused_with_the_reason():
-    with gridwalk_server("noisy") as noisy:
-        refused = subprocess.run([sys.executable, "-m", "lats", "serve", "env", "openenv",
-                                  "--url", noisy, "--port", "0"],
-                                 capture_output=True, text=True, timeout=120)
+def test_a_nondeterministic_environment_is_refused_with_the_reason(server):
+    refused = subprocess.run([sys.executable, "-m", "lats", "serve", "env", "openenv",
+                              "--url", f"{server}/noisy", "--port", "0"],
+                             capture_output=True, text=True, timeout=120)
     assert refused.returncode == 1, refused.stdout + refused.stderr
     assert "is not deterministic: task 'seed-0'" in refused.stderr
     assert "after reset it showed" in refused.stderr
@@ -132,27 +137,25 @@ def test_a_nondeterministic_environment_is_refused_with_the_reason():
 
 
 @pytest.mark.timeout(200)
-def test_a_replay_that_sees_a_drift_fails_with_failed_precondition():
-    with gridwalk_server("drifting") as drifting:
-        bridge = _serve_bridge(drifting, "--tasks", "2")   # its check sees four moves only
-        try:
-            with grpc.insecure_channel(bridge.address) as channel:
-                stub = environment_pb2_grpc.EnvironmentStub(channel)
-                replay = environment_pb2.Replay(
-                    start=environment_pb2.StartRequest(task_id="seed-0"))
-                for move in ["down", "up"] * 3:            # six moves, one remote step each
-                    stub.Transition(environment_pb2.TransitionRequest(
-                        replay=replay, actions=[move]), timeout=30)
-                    replay.actions.append(move)
-                with pytest.raises(grpc.RpcError) as drift:
-                    # Two branches: one steps the pooled session on, the other must
-                    # rebuild the state by replaying it, and sees move five differ.
-                    stub.Transition(environment_pb2.TransitionRequest(
-                        replay=replay, actions=["down", "right"]), timeout=30)
-            assert drift.value.code() == grpc.StatusCode.FAILED_PRECONDITION
-            assert "is not deterministic: replaying task 'seed-0', action 5" in drift.value.details()
-        finally:
-            assert bridge.stop() == 0, bridge.log_tail()
+def test_a_replay_that_sees_a_drift_fails_with_failed_precondition(server):
+    bridge = _serve_bridge(f"{server}/drifting", "--tasks", "2")   # its check sees four moves
+    try:
+        with grpc.insecure_channel(bridge.address) as channel:
+            stub = environment_pb2_grpc.EnvironmentStub(channel)
+            replay = environment_pb2.Replay(start=environment_pb2.StartRequest(task_id="seed-0"))
+            for move in ["down", "up"] * 3:                # six moves, one remote step each
+                stub.Transition(environment_pb2.TransitionRequest(
+                    replay=replay, actions=[move]), timeout=30)
+                replay.actions.append(move)
+            with pytest.raises(grpc.RpcError) as drift:
+                # Two branches: one steps the pooled session on, the other must rebuild
+                # the state by replaying it, and sees move five differ.
+                stub.Transition(environment_pb2.TransitionRequest(
+                    replay=replay, actions=["down", "right"]), timeout=30)
+        assert drift.value.code() == grpc.StatusCode.FAILED_PRECONDITION
+        assert "is not deterministic: replaying task 'seed-0', action 5" in drift.value.details()
+    finally:
+        assert bridge.stop() == 0, bridge.log_tail()
 
 
 def test_an_unreachable_server_and_a_missing_url_are_refused():

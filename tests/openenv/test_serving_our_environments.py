@@ -20,6 +20,7 @@ from env_servers.openenv_app.models import LatsAction
 from env_servers.wiki.index import build_index
 from env_servers.wiki.settings import DEFAULT_DISTRACTOR_FILE
 from lats.processes import start_service
+from tests.kit import services_together
 
 KEY = "openenv-replicas-share-this-key"
 REFUSED = "4 + 4 = 8 (left: 5 6 8 10)"          # game24/900 has only one 4
@@ -33,16 +34,9 @@ def _url(service) -> str:
 
 @pytest.fixture(scope="module")
 def game24_replicas():
-    args = ["openenv", "game24", "--snapshot-key", KEY]
-    first = start_service("openenv-a", args, timeout=120)
-    try:
-        second = start_service("openenv-b", args, timeout=120)
-        try:
-            yield _url(first), _url(second)
-        finally:
-            assert second.stop() == 0, second.log_tail()
-    finally:
-        assert first.stop() == 0, first.log_tail()
+    with services_together("openenv-game24", ["openenv", "game24", "--snapshot-key", KEY]) as (
+            first, second):
+        yield _url(first), _url(second)
 
 
 def test_openenv_clients_play_game24_and_continue_a_snapshot_on_another_replica(

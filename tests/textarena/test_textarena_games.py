@@ -35,8 +35,8 @@ HANOI = ["[A C]", "[A B]", "[C B]", "[A C]", "[B A]", "[B C]", "[A C]"]
 @pytest.mark.parametrize("game", KIT_GAMES)
 def test_the_kit_passes_on_a_game_with_its_replay_checks(game, tmp_path):
     args = ["env", "textarena", "--game", game, "--tasks", "5", "--session-ttl", "2",
-            "--max-sessions", "64"]
-    with kit.two_replicas(game, args, timeout=60) as (first, second):
+            "--max-sessions", "64", "--snapshot-key", kit.REPLICA_KEY]
+    with kit.services_together(game, args, timeout=60) as (first, second):
         report = tmp_path / "kit.xml"
         run = subprocess.run(kit.kit_command(first.address, report, replica=second.address),
                              capture_output=True, text=True, timeout=170)
