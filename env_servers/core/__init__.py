@@ -15,6 +15,7 @@ from env_servers.core.domain import (
     TaskSpec,
 )
 from env_servers.core.errors import (
+    CannotServe,
     CapacityExhausted,
     EnvError,
     FailedPrecondition,
@@ -22,6 +23,7 @@ from env_servers.core.errors import (
     InvalidTask,
     NotFound,
     TaskNotFound,
+    Unavailable,
 )
 from env_servers.core.server import (
     EnvironmentServer,
@@ -33,6 +35,7 @@ from env_servers.core.servicer import EnvironmentServicer
 from env_servers.core.settings import EnvSettings
 
 __all__ = [
+    "CannotServe",
     "CapacityExhausted",
     "Domain",
     "DomainDescription",
@@ -50,6 +53,7 @@ __all__ = [
     "StepOutcome",
     "TaskNotFound",
     "TaskSpec",
+    "Unavailable",
     "environment_service",
     "serve_environment",
     "start_environment_server",

@@ -34,7 +34,7 @@ def coderunner_process(coderunner_replicas):
 def test_coderunner_server_passes_the_whole_kit(coderunner_replicas, tmp_path):
     results = kit.run_kit(coderunner_replicas, tmp_path / "kit.xml", KIT_TASK, timeout=30,
                           process_timeout=230)
-    assert kit.skipped(results) == sorted([kit.WITHOUT_SNAPSHOTS_ONLY, kit.STATES_ANSWER_KEYS,
+    assert kit.skipped(results) == sorted([*kit.WITHOUT_SNAPSHOTS_ONLY, kit.STATES_ANSWER_KEYS,
                                           *kit.WITHOUT_INLINE_TASKS_ONLY])
 
 
