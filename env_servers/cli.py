@@ -13,7 +13,7 @@ from pathlib import Path
 
 import click
 
-from env_servers.core import EnvSettings, serve_environment
+from env_servers.core import CannotServe, EnvSettings, serve_environment
 from env_servers.core.domain_settings import build_settings, settings_options
 from env_servers.core.settings import DEFAULT_MAX_BATCH_ACTIONS
 from env_servers.registry import UnknownDomain, domain_class, registered_domains
@@ -79,7 +79,10 @@ def domain_command(name: str) -> click.Command:
                 settings = build_settings(settings_class, domain_values)
             except ValueError as error:
                 raise click.UsageError(str(error)) from error
-        domain = cls(settings) if settings_class is not None else cls()
+        try:
+            domain = cls(settings) if settings_class is not None else cls()
+        except CannotServe as error:
+            raise click.ClickException(f"cannot serve {name}: {error}") from error
         server_settings = EnvSettings(
             max_batch_actions=max_batch_actions,
             snapshot_key=snapshot_key_of(snapshot_key, snapshot_key_file))

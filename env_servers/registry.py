@@ -1,6 +1,8 @@
 """Which environments `lats serve env NAME` can serve: name -> "module:Class".
 
-The built-in domains are listed here. An installed package adds its own by
+The built-in domains are listed here, then the adapters that front other
+ecosystems' environments (each needs its extra installed, e.g.
+`pip install 'lats-platform[openenv]'`). An installed package adds its own by
 declaring an entry point in the group `lats.environments`, e.g. in its
 pyproject.toml:
 
@@ -32,6 +34,13 @@ BUILTIN_DOMAINS: dict[str, str] = {
     "hotpotqa-cot": "env_servers.wiki.domain:HotpotQACoTDomain",
 }
 
+# Adapters: environments of other ecosystems, configured by their settings
+# (which environment, which game). They are not deployed by deploy/ as they are.
+ADAPTER_DOMAINS: dict[str, str] = {
+    "openenv": "env_servers.openenv_bridge.domain:OpenEnvDomain",
+    "textarena": "env_servers.textarena.domain:TextArenaDomain",
+}
+
 
 class UnknownDomain(KeyError):
     """No domain is registered under the name; the message lists the known ones."""
@@ -41,11 +50,13 @@ class UnknownDomain(KeyError):
 
 
 def registered_domains() -> dict[str, str]:
-    """Every servable domain: the built-ins, then entry points of installed packages."""
-    domains = dict(BUILTIN_DOMAINS)
+    """Every servable domain: the built-ins and adapters, then entry points of
+    installed packages."""
+    reserved = {**BUILTIN_DOMAINS, **ADAPTER_DOMAINS}
+    domains = dict(reserved)
     for entry in metadata.entry_points(group=ENTRY_POINT_GROUP):
-        if entry.name in BUILTIN_DOMAINS:
-            if entry.value != BUILTIN_DOMAINS[entry.name]:
+        if entry.name in reserved:
+            if entry.value != reserved[entry.name]:
                 log.warning("entry point %s = %s ignored: %r is a built-in environment",
                             entry.name, entry.value, entry.name)
             continue

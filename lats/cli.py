@@ -2,6 +2,7 @@
 
 Subcommands are contributed by the packages that own them:
   lats serve env NAME      env_servers.cli
+  lats serve openenv NAME  env_servers.openenv_app.cli
   lats serve gateway       llm_gateway.cli
   lats serve planner       planner.cli
   lats serve ui            lats.ui.cli
@@ -46,6 +47,7 @@ def serve() -> None:
 
 def _register() -> None:
     from env_servers.cli import serve_env
+    from env_servers.openenv_app.cli import serve_openenv
     from env_servers.webshop.cli import webshop
     from env_servers.wiki.cli import wiki
     from lats.bench.cli import bench
@@ -60,6 +62,7 @@ def _register() -> None:
     from planner.cli import serve_planner, solve
 
     serve.add_command(serve_env, "env")
+    serve.add_command(serve_openenv, "openenv")
     serve.add_command(serve_gateway, "gateway")
     serve.add_command(serve_planner, "planner")
     serve.add_command(serve_ui, "ui")

@@ -3,7 +3,8 @@
 `start_service(args)` runs `python -m lats serve ...ARGS --port 0` in a new
 process, reads the address it prints ("listening on HOST:PORT"), waits until
 its health check answers SERVING (gRPC health, or GET /healthz for the run
-viewer, `lats serve ui`), and returns a handle whose `stop()` sends
+viewer, `lats serve ui`, and GET /health for `lats serve openenv`), and
+returns a handle whose `stop()` sends
 SIGTERM and waits for a clean exit. A service never outlives the process
 that started it: the kernel sends it SIGTERM when its parent dies, however
 the parent died (PR_SET_PDEATHSIG, via setpriv), and `stop_on_signals` turns SIGTERM into
@@ -114,11 +115,11 @@ def wait_healthy(address: str, timeout: float) -> None:
             time.sleep(0.1)
 
 
-def wait_http_healthy(address: str, timeout: float) -> None:
+def wait_http_healthy(address: str, timeout: float, path: str = "/healthz") -> None:
     deadline = time.monotonic() + timeout
     while True:
         try:
-            with urllib.request.urlopen(f"http://{address}/healthz", timeout=2) as reply:
+            with urllib.request.urlopen(f"http://{address}{path}", timeout=2) as reply:
                 if reply.status == 200:
                     return
         except (OSError, urllib.error.URLError):
@@ -161,8 +162,13 @@ def start_service(name: str, args: list[str], *, host: str = "127.0.0.1",
     threading.Thread(target=_pump, args=(process.stdout, output, echo), daemon=True).start()
     service = ServiceProcess(name, process, address, output)
     try:
-        wait = wait_http_healthy if args[:1] == ["ui"] else wait_healthy
-        wait(address, max(5.0, deadline - time.monotonic()))
+        remaining = max(5.0, deadline - time.monotonic())
+        if args[:1] == ["ui"]:
+            wait_http_healthy(address, remaining)
+        elif args[:1] == ["openenv"]:                  # OpenEnv's own health route
+            wait_http_healthy(address, remaining, "/health")
+        else:
+            wait_healthy(address, remaining)
     except ServiceStartError:
         service.stop()
         raise

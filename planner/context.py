@@ -175,7 +175,7 @@ class SearchContext:
         params = SamplingParams(n=n, temperature=temperature, stop=tuple(stop),
                                 max_tokens=max_tokens or 256,
                                 seed=derived_seed(self.config.seed, purpose, key),
-                                purpose=purpose)
+                                purpose=purpose, key=key)
         return await self.model.complete(messages, params)
 
     # ------------------------------------------------------------ the episode

@@ -12,7 +12,7 @@ from __future__ import annotations
 import abc
 import asyncio
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 
@@ -36,6 +36,7 @@ class SamplingParams:
     max_tokens: int = 256
     seed: int | None = None
     purpose: str = ""
+    key: str = ""          # what the call is about (a node id): kept with recorded calls
 
 
 class BusyClock:
@@ -82,21 +83,28 @@ class RunBudget:
     max_total_tokens: int = 0
 
 
+CallRecorder = Callable[[Sequence[tuple[str, str]], SamplingParams, list[str], str], None]
+
+
 class GatewayModel(ModelClient):
     """A ModelClient backed by the LLM gateway service, enforcing the run's budget.
 
     A call is refused (BudgetExhausted) before it is sent when the calls made
     and in flight reach `max_calls`, or the tokens used reach
     `max_total_tokens`; concurrent calls of the run count while in flight.
+    `record` (optional) sees every answered call: its messages, sampling
+    parameters, completions and the model that answered.
     """
 
-    def __init__(self, gateway, run_id: str, model: str = "", budget: RunBudget | None = None):
+    def __init__(self, gateway, run_id: str, model: str = "", budget: RunBudget | None = None,
+                 record: CallRecorder | None = None):
         super().__init__()
         self._gateway = gateway  # llm_gateway.client.GatewayClient
         self._run_id = run_id
         self._model = model
         self._budget = budget or RunBudget()
         self._in_flight = 0
+        self._record = record
         self.model_name = model  # replaced by what the gateway reports
 
     def _check_budget(self) -> None:
@@ -131,4 +139,7 @@ class GatewayModel(ModelClient):
             self.model_name = f"{response.backend}:{response.model}".strip(":")
         self.usage.add(response.usage.calls or 1, response.usage.prompt_tokens,
                        response.usage.completion_tokens)
-        return [choice.text for choice in response.choices]
+        texts = [choice.text for choice in response.choices]
+        if self._record is not None:
+            self._record(messages, params, texts, self.model_name)
+        return texts

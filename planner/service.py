@@ -8,7 +8,9 @@ message naming the failed service if the search failed on an environment or
 gateway error). If the client cancels, the search stops.
 
 Replicas: runs live in a RunStore that every planner replica may share
-(planner.runs), so any replica answers GetRun for any run. This replica owns
+(planner.runs), so any replica answers GetRun for any run. Beside each run the
+store keeps its expansion calls (prompts and completions, planner.transcripts)
+for `lats runs export --format trl`; they are written with the tree. This replica owns
 the runs it executes: a lease keeper renews their heartbeat and stores their
 growing tree every `heartbeat_seconds`, and marks INTERRUPTED any run whose
 planner stopped renewing. On shutdown the runs still going are stored
@@ -57,6 +59,7 @@ from planner.model_client import GatewayModel, RunBudget
 from planner.request_checks import request_problem, sampling_problem
 from planner.runs import LeaseSettings, RunStore
 from planner.runs.store import interrupted
+from planner.transcripts import CallLog
 from planner.tree import Node
 
 log = logging.getLogger(__name__)
@@ -145,6 +148,7 @@ class PlannerSettings:
 class LiveRun:
     run: pb.Run
     search: Search | None = None
+    calls: CallLog = field(default_factory=CallLog)   # model calls kept for training data
     # Held while the run is written, so a heartbeat never overwrites the final record.
     lock: asyncio.Lock = field(default_factory=asyncio.Lock)
     feed: RunFeed = field(default_factory=RunFeed)
@@ -210,6 +214,7 @@ class PlannerServicer(pb_grpc.PlannerServicer):
                     stored = interrupted(_run_snapshot(live),
                                          f"planner {self.owner} shut down during the search")
                     await self._store.put(stored)
+                    await self._store_calls(live)
             live.feed.close()
         # Searches cut short by the server's shutdown write their last record on
         # their own: let every such write land before the store closes.
@@ -222,7 +227,15 @@ class PlannerServicer(pb_grpc.PlannerServicer):
             stored = _run_snapshot(live)
             self._live.pop(run_id, None)
             await self._store.put(stored)
+            await self._store_calls(live)
         return stored
+
+    async def _store_calls(self, live: LiveRun) -> None:
+        """Stores the run's kept model calls made since the last time (under live.lock)."""
+        pending = live.calls.pending()
+        if pending:
+            await self._store.add_calls(live.run.run_id, pending)
+            live.calls.stored(len(pending))
 
     async def _keep_leases(self) -> None:
         while True:
@@ -232,6 +245,7 @@ class PlannerServicer(pb_grpc.PlannerServicer):
                     async with live.lock:
                         if self._live.get(run_id) is live:
                             await self._store.put(_run_snapshot(live))   # renews, with the tree
+                            await self._store_calls(live)
                 await self._sweep()
             except Exception:  # a store hiccup must not end the keeper
                 log.exception("renewing leases failed; retrying in %.1fs",
@@ -383,14 +397,15 @@ class PlannerServicer(pb_grpc.PlannerServicer):
         run.result.config.CopyFrom(config_message)
         run.result.reward_mode = description.reward_mode
         run.result.second_term = second_term(config)
-        live = LiveRun(run=run)
+        live = LiveRun(run=run, calls=CallLog(description.prompt_pack.action_prefix_pattern))
         queue: asyncio.Queue = asyncio.Queue()
         sink = QueueSink(live, queue, config=config_message, environment=environment,
                          reward_mode=description.reward_mode,
                          second_term=run.result.second_term)
         budget = request.config.budget
         model = GatewayModel(self._gateway, run_id, request.config.model,
-                             RunBudget(budget.max_calls, budget.max_total_tokens))
+                             RunBudget(budget.max_calls, budget.max_total_tokens),
+                             record=live.calls.record)
         fallback_env = None
         if request.config.fallback_env_address:
             fallback_env = self._connect(request.config.fallback_env_address)

@@ -6,6 +6,7 @@ import contextlib
 import subprocess
 import sys
 import xml.etree.ElementTree as ElementTree
+from concurrent.futures import ThreadPoolExecutor
 
 from lats.processes import start_service
 
@@ -13,8 +14,15 @@ REPLICA_KEY = "conformance-shared-key"
 # The checks of blobs, which a server whose snapshots are replays skips.
 BLOB_ONLY = ["test_damaged_blobs_are_invalid_argument",
              "test_score_of_a_damaged_blob_is_invalid_argument"]
+# The checks of replay snapshots, which a server whose snapshots are blobs skips.
+REPLAY_ONLY = ["test_a_replay_names_the_reset_and_every_action_since",
+               "test_a_replay_past_its_episodes_end_is_invalid_argument",
+               "test_a_replay_with_an_empty_action_is_invalid_argument",
+               "test_a_replay_of_an_unknown_task_is_not_found"]
 # The check that only servers stating no answer keys run (all of ours state them).
 STATES_ANSWER_KEYS = "test_keys_only_from_servers_that_state_them"
+# The check that only servers stating answer keys run.
+STATES_NO_ANSWER_KEYS = "test_keys_are_the_same_for_the_same_state_and_action"
 # The kit's NaN/Infinity checks, which only servers that take inline tasks run.
 WITHOUT_INLINE_TASKS_ONLY = [f"test_non_finite_inline_task_is_invalid_argument[{case}]"
                              for case in ("infinity", "in-a-list", "in-a-struct", "nan")]
@@ -35,6 +43,32 @@ def two_replicas(name: str, args: list[str], **kwargs):
     finally:
         codes = [second.stop(), first.stop()]
     assert codes == [0, 0], f"a replica did not stop cleanly: exit codes {codes}"
+
+
+@contextlib.contextmanager
+def services_together(name: str, args: list[str], count: int = 2, timeout: float = 120.0):
+    """`count` processes of `lats serve ARGS`, started at once (for servers whose start
+    is slow and shares nothing on disk); all stopped on exit, each cleanly.
+
+    The starting threads stay alive until the processes are stopped: a service dies
+    with the thread that started it (PR_SET_PDEATHSIG, lats.processes)."""
+    pool = ThreadPoolExecutor(count)
+    started, failures = [], []
+    try:
+        futures = [pool.submit(start_service, f"{name}-{i}", args, timeout=timeout)
+                   for i in range(count)]
+        for future in futures:
+            try:
+                started.append(future.result())
+            except Exception as error:  # noqa: BLE001 - stop the others, then report it
+                failures.append(error)
+        if failures:
+            raise failures[0]
+        yield started
+    finally:
+        codes = [service.stop() for service in reversed(started)]
+        pool.shutdown()
+    assert codes == [0] * count, f"a process did not stop cleanly: exit codes {codes}"
 
 
 def kit_command(address: str, report, *pytest_args: str, task_id: str = "",

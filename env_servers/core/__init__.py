@@ -15,12 +15,15 @@ from env_servers.core.domain import (
     TaskSpec,
 )
 from env_servers.core.errors import (
+    CannotServe,
+    CapacityExhausted,
     EnvError,
     FailedPrecondition,
     InvalidRequest,
     InvalidTask,
     NotFound,
     TaskNotFound,
+    Unavailable,
 )
 from env_servers.core.server import (
     EnvironmentServer,
@@ -32,6 +35,8 @@ from env_servers.core.servicer import EnvironmentServicer
 from env_servers.core.settings import EnvSettings
 
 __all__ = [
+    "CannotServe",
+    "CapacityExhausted",
     "Domain",
     "DomainDescription",
     "EnvError",
@@ -48,6 +53,7 @@ __all__ = [
     "StepOutcome",
     "TaskNotFound",
     "TaskSpec",
+    "Unavailable",
     "environment_service",
     "serve_environment",
     "start_environment_server",

@@ -33,9 +33,28 @@ class FailedPrecondition(EnvError):
     code = grpc.StatusCode.FAILED_PRECONDITION
 
 
+class CapacityExhausted(EnvError):
+    """No capacity is left for the request (e.g. the connections to a service the
+    environment fronts); retry later."""
+
+    code = grpc.StatusCode.RESOURCE_EXHAUSTED
+
+
+class Unavailable(EnvError):
+    """A service the environment fronts cannot be reached or did not answer; retry."""
+
+    code = grpc.StatusCode.UNAVAILABLE
+
+
 class TaskNotFound(NotFound):
     """Raised by a domain's `reset` for a task id it does not know."""
 
 
 class InvalidTask(InvalidRequest):
     """Raised by a domain's `reset` for an inline task spec it cannot use."""
+
+
+class CannotServe(Exception):
+    """A domain refuses to be served at all, saying why (raised by its constructor,
+    e.g. an adapter whose environment turns out not to be deterministic).
+    `lats serve env` reports the message and exits non-zero."""

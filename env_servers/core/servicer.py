@@ -159,6 +159,13 @@ class EnvironmentServicer(environment_pb2_grpc.EnvironmentServicer):
             details=result.details,
         )
 
+    async def episode_at(self, snapshot: environment_pb2.Snapshot) -> SnapshotPayload:
+        """The episode a snapshot names, verified as Step verifies it (for in-process
+        callers, e.g. the OpenEnv app); a snapshot this server would refuse raises
+        the same `EnvError`."""
+        request = environment_pb2.ScoreRequest(snapshot=snapshot)
+        return (await self._point_of(request, "a snapshot")).episode
+
     # --- helpers --------------------------------------------------------------
 
     async def _call(self, function: Callable, *args: Any) -> Any:

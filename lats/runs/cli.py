@@ -1,4 +1,4 @@
-"""`lats runs list | show RUN | export RUN`: the planners' run store from a terminal.
+"""`lats runs list | show RUN | export RUN...`: the planners' run store from a terminal.
 
 Every command reads the store the planners write (`--db`, the same as
 `lats serve planner --db`: a SQLite file or a postgresql:// URL), so it works
@@ -76,7 +76,8 @@ def _with_store(location: str, work):
 
 @click.group()
 def runs() -> None:
-    """The planners' stored runs: list them, show one as a tree, export one as JSON."""
+    """The planners' stored runs: list them, show one as a tree, export them (JSON, or
+    training data with --format trl)."""
 
 
 def _statuses(values: tuple[str, ...]) -> tuple[int, ...]:
@@ -138,11 +139,63 @@ def show(db, run_id, depth, full):
 
 @runs.command()
 @db_option
-@click.argument("run_id")
-@click.option("-o", "--output", type=click.Path(dir_okay=False, path_type=Path), default=None,
-              help="File to write (default: standard output).")
-def export(db, run_id, output):
-    """Export one run, with its whole tree, as JSON (protobuf's JSON mapping)."""
+@click.argument("run_ids", nargs=-1, metavar="[RUN]...")
+@click.option("--format", "form", type=click.Choice(["json", "trl"]), default="json",
+              show_default=True,
+              help="json: one run with its whole tree (protobuf's JSON mapping); trl: training "
+                   "data for the runs, JSONL files with TRL's field names "
+                   "(docs/training-data.md).")
+@click.option("-o", "--output", type=click.Path(path_type=Path), default=None,
+              help="json: the file to write (default: standard output); trl: the directory "
+                   "to write (required).")
+@click.option("--env", "environment", default="", help="trl, no RUN given: environment name.")
+@click.option("--method", default="", help="trl, no RUN given: search method.")
+@click.option("--status", "statuses", multiple=True, type=click.Choice(sorted(STATUS_VALUES)),
+              help="trl, no RUN given: run status (repeatable; default: every ended run).")
+@click.option("--model", default="", help="trl, no RUN given: part of the model's name.")
+@click.option("--task", default="", help="trl, no RUN given: part of the task id.")
+@click.option("--limit", default=MAX_LIST_LIMIT, show_default=True,
+              type=click.IntRange(1, MAX_LIST_LIMIT), help="trl, no RUN given: most runs.")
+def export(db, run_ids, form, output, environment, method, statuses, model, task, limit):
+    """Export runs: one run as JSON, or runs as training data (--format trl).
+
+    RUN is a run id or a unique prefix of one. With --format trl and no RUN,
+    the runs the filters match are exported (newest first).
+    """
+    if form == "json":
+        if len(run_ids) != 1:
+            raise click.UsageError("--format json exports exactly one RUN")
+        if output is not None and output.is_dir():
+            raise click.UsageError(f"-o {output} is a directory; --format json writes a file")
+        _export_json(db, run_ids[0], output)
+        return
+    if output is None:
+        raise click.UsageError("--format trl needs -o DIRECTORY to write its files into")
+    if output.exists() and not output.is_dir():
+        raise click.UsageError(f"-o {output} is a file; --format trl writes a directory")
+    ended = tuple(v for name, v in STATUS_VALUES.items() if name != "running")
+    query = RunQuery(environment=environment, method=method,
+                     statuses=_statuses(statuses) or ended, model=model, task=task, limit=limit)
+
+    async def gather(store: RunStore):
+        chosen = ([await find_run(store, run_id) for run_id in run_ids] if run_ids
+                  else [await store.get(listed.run_id) for listed in await store.list_runs(query)])
+        return [(run, await store.calls(run.run_id)) for run in chosen if run is not None]
+
+    from lats.runs.training import write_training_data
+
+    selected = _with_store(db, gather)
+    if not selected:
+        raise click.ClickException("no runs match; `lats runs list` shows the runs")
+    counts = write_training_data(selected, output)
+    without = sum(1 for _, calls in selected if not calls)
+    click.echo(f"wrote {len(selected)} run(s) to {output}: {counts['expansions']} expansion "
+               f"completions, {counts['preferences']} preference pairs, {counts['answers']} "
+               f"answer steps" + (f" ({without} run(s) kept no model calls: stored before "
+                                  "planners kept them)" if without else ""), err=True)
+
+
+def _export_json(db: str, run_id: str, output: Path | None) -> None:
     run = _with_store(db, lambda store: find_run(store, run_id))
     text = json.dumps(message_json(run), indent=2, ensure_ascii=False) + "\n"
     if output is None:

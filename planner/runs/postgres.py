@@ -30,6 +30,13 @@ CREATE TABLE IF NOT EXISTS runs (
 ALTER TABLE runs ADD COLUMN IF NOT EXISTS result BYTEA;
 CREATE INDEX IF NOT EXISTS runs_running ON runs (status, heartbeat_at);
 CREATE INDEX IF NOT EXISTS runs_created ON runs (created_at);
+CREATE TABLE IF NOT EXISTS run_calls (
+    run_id  TEXT NOT NULL,
+    idx     INTEGER NOT NULL,
+    purpose TEXT NOT NULL,
+    call    BYTEA NOT NULL,
+    PRIMARY KEY (run_id, idx)
+);
 """
 _RUNNING = pb.RUN_STATUS_RUNNING
 
@@ -130,6 +137,24 @@ class PostgresRunStore(RunStore):
                         (int(run.status), run.SerializeToString(),
                          run.result.SerializeToString(), run_id))
         return [row[0] for row in rows]
+
+    async def add_calls(self, run_id: str, calls: list[pb.ModelCall]) -> None:
+        if not calls:
+            return
+        async with self._pool.connection() as connection:
+            async with connection.cursor() as cursor:
+                await cursor.executemany(
+                    "INSERT INTO run_calls (run_id, idx, purpose, call) VALUES (%s, %s, %s, %s) "
+                    "ON CONFLICT (run_id, idx) DO NOTHING",
+                    [(run_id, call.index, call.purpose, call.SerializeToString())
+                     for call in calls])
+
+    async def calls(self, run_id: str) -> list[pb.ModelCall]:
+        async with self._pool.connection() as connection:
+            cursor = await connection.execute(
+                "SELECT call FROM run_calls WHERE run_id = %s ORDER BY idx", (run_id,))
+            rows = await cursor.fetchall()
+        return [pb.ModelCall.FromString(bytes(row[0])) for row in rows]
 
     async def close(self) -> None:
         if self._pool is not None:

@@ -27,6 +27,16 @@ CREATE TABLE IF NOT EXISTS runs (
     run          BLOB NOT NULL
 )
 """
+# The model calls kept for training data (planner.transcripts), beside the runs.
+_CALLS_SCHEMA = """
+CREATE TABLE IF NOT EXISTS run_calls (
+    run_id  TEXT NOT NULL,
+    idx     INTEGER NOT NULL,
+    purpose TEXT NOT NULL,
+    call    BLOB NOT NULL,
+    PRIMARY KEY (run_id, idx)
+)
+"""
 # Added after the first release: (name, declaration); older files are migrated.
 _ADDED_COLUMNS = (
     ("owner", "TEXT NOT NULL DEFAULT ''"),
@@ -71,6 +81,7 @@ class SqliteRunStore(RunStore):
             self._db.execute("CREATE INDEX IF NOT EXISTS runs_running "
                              "ON runs (status, heartbeat_at)")
             self._db.execute("CREATE INDEX IF NOT EXISTS runs_created ON runs (created_at)")
+            self._db.execute(_CALLS_SCHEMA)
 
     def _put(self, run: pb.Run) -> None:
         columns = summary(run)
@@ -141,6 +152,25 @@ class SqliteRunStore(RunStore):
                                         f"ORDER BY {column}").fetchall()
                 facets[column] = [row[0] for row in rows]
         return facets
+
+    def _add_calls(self, run_id: str, calls: list[pb.ModelCall]) -> None:
+        rows = [(run_id, call.index, call.purpose, call.SerializeToString()) for call in calls]
+        with self._lock:
+            self._db.executemany("INSERT OR IGNORE INTO run_calls (run_id, idx, purpose, call) "
+                                 "VALUES (?, ?, ?, ?)", rows)
+
+    def _calls(self, run_id: str) -> list[pb.ModelCall]:
+        with self._lock:
+            rows = self._db.execute("SELECT call FROM run_calls WHERE run_id = ? ORDER BY idx",
+                                    (run_id,)).fetchall()
+        return [pb.ModelCall.FromString(row[0]) for row in rows]
+
+    async def add_calls(self, run_id: str, calls: list[pb.ModelCall]) -> None:
+        if calls:
+            await asyncio.to_thread(self._add_calls, run_id, calls)
+
+    async def calls(self, run_id: str) -> list[pb.ModelCall]:
+        return await asyncio.to_thread(self._calls, run_id)
 
     async def list_runs(self, query: RunQuery) -> list[pb.Run]:
         return await asyncio.to_thread(self._list_runs, query)

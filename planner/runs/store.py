@@ -150,5 +150,14 @@ class RunStore(abc.ABC):
         lease; returns their ids. Safe to call from many planners at once."""
 
     @abc.abstractmethod
+    async def add_calls(self, run_id: str, calls: list[pb.ModelCall]) -> None:
+        """Keeps model calls of a run beside it (planner.transcripts), by run and call
+        index; a call stored again is ignored."""
+
+    @abc.abstractmethod
+    async def calls(self, run_id: str) -> list[pb.ModelCall]:
+        """The stored model calls of a run, in index order (none for an unknown run)."""
+
+    @abc.abstractmethod
     async def close(self) -> None:
         """Releases connections."""

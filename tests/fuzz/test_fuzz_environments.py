@@ -1,9 +1,11 @@
 """Every Environment RPC of every environment server, fuzzed as real processes.
 
 Game of 24, the code runner (bubblewrap sandbox), HotpotQA, WebShop, the
-TypeScript sliding puzzle and the bare grpcio word ladder each get, per RPC, requests generated from the proto
-descriptors (with real task ids, actions, and valid or tampered snapshots mixed
-in, so draws get past the first check) and raw random bytes. Every
+TypeScript sliding puzzle, the bare grpcio word ladder, a TextArena game and the
+OpenEnv bridge (in front of the GridWalk OpenEnv server of tests/openenv) each
+get, per RPC, requests generated from the proto descriptors (with real task
+ids, actions, and valid or tampered snapshots mixed in, so draws get past the
+first check) and raw random bytes. Every
 answer must be OK or a documented status with a short message
 (tests/fuzz/harness.py); afterwards the server is still SERVING and its
 memory grew by less than MAX_RSS_GROWTH.
@@ -11,6 +13,7 @@ memory grew by less than MAX_RSS_GROWTH.
 
 from __future__ import annotations
 
+import contextlib
 import os
 
 import grpc
@@ -24,6 +27,7 @@ from tests.bare_env.test_word_ladder import start_bare_server
 from tests.env_ts.test_sliding_puzzle_ts import PACKAGE, start_node_server
 from tests.fuzz import harness
 from tests.fuzz.strategies import message_of, texts
+from tests.openenv.servers import gridwalk_server
 
 SERVICE = environment_pb2.DESCRIPTOR.services_by_name["Environment"]
 METHODS = [method.name for method in SERVICE.methods]
@@ -35,14 +39,19 @@ SERVERS = {
     "webshop": (["env", "webshop"], {}),
     "sliding_puzzle": (None, {}),       # the TypeScript server
     "word_ladder": (None, {}),          # the bare grpcio server (tests/bare_env)
+    "textarena": (["env", "textarena", "--game", "GuessTheNumber-v0"], {}),
+    "openenv": (["env", "openenv", "--url", "{gridwalk}"], {}),   # GridWalk, started first
 }
 COMMON_ARGS = ["--snapshot-key", "fuzz"]
 
 
-def _start(name: str):
+def _start(name: str, stack: contextlib.ExitStack):
     args, env = SERVERS[name]
     if name == "word_ladder":
         return start_bare_server(name)
+    if args is not None and "{gridwalk}" in args:
+        url = stack.enter_context(gridwalk_server()) + "/steady"
+        args = [arg.replace("{gridwalk}", url) for arg in args]
     if args is None:
         assert (PACKAGE / "dist" / "main.js").exists(), "run `make setup` (builds the TS server)"
         return start_node_server(PACKAGE / "dist" / "main.js", name, *COMMON_ARGS)
@@ -86,7 +95,13 @@ def _hints(live: dict) -> dict:
 
 @pytest.fixture(scope="module", params=list(SERVERS))
 def server(request):
-    service = _start(request.param)
+    stack = contextlib.ExitStack()
+    with stack:
+        yield from _serve(request.param, stack)
+
+
+def _serve(name: str, stack: contextlib.ExitStack):
+    service = _start(name, stack)
     channel = grpc.insecure_channel(service.address)
     try:
         live = _live_material(environment_pb2_grpc.EnvironmentStub(channel))
@@ -94,7 +109,7 @@ def server(request):
         yield channel, _hints(live)
         harness.assert_serving(channel)
         growth = harness.rss_bytes(service.process.pid) - before
-        assert growth < MAX_RSS_GROWTH, f"{request.param} grew by {growth / 2**20:.0f} MiB"
+        assert growth < MAX_RSS_GROWTH, f"{name} grew by {growth / 2**20:.0f} MiB"
     finally:
         channel.close()
         assert service.stop(timeout=20) == 0, service.log_tail()

@@ -199,3 +199,27 @@ def test_queries_refuse_silly_pages():
         RunQuery(limit=0)
     with pytest.raises(ValueError, match="offset"):
         RunQuery(offset=-1)
+
+
+async def test_model_calls_are_kept_beside_a_run_once_each(store_location):
+    first, second = await opened(store_location), await opened(store_location)
+    try:
+        await first.put(run("r1"))
+        calls = [pb.ModelCall(index=i, purpose="act", node_id="0", key="0",
+                              prompt=[{"role": "user", "content": f"prompt {i}"}],
+                              completions=[f"a{i}", f"b{i}"], actions=[f"a{i}", f"b{i}"])
+                 for i in range(3)]
+        await first.add_calls("r1", calls[:2])
+        await second.add_calls("r1", calls[1:])          # index 1 again: ignored
+        changed = pb.ModelCall()
+        changed.CopyFrom(calls[0])
+        changed.completions[0] = "rewritten"
+        await first.add_calls("r1", [changed])            # a stored call is never replaced
+        stored = await second.calls("r1")
+        assert [c.index for c in stored] == [0, 1, 2]
+        assert stored[0].completions[0] == "a0" and stored[2].prompt[0].content == "prompt 2"
+        assert await first.calls("nobody") == []
+        assert (await first.get("r1")).nodes[0].id == "0"   # the run itself is untouched
+    finally:
+        await first.close()
+        await second.close()

@@ -332,3 +332,27 @@ class Run(_message.Message):
     setup: str
     reflection_notes: _containers.RepeatedCompositeFieldContainer[ReflectionNote]
     def __init__(self, run_id: _Optional[str] = ..., status: _Optional[_Union[RunStatus, str]] = ..., result: _Optional[_Union[RunResult, _Mapping]] = ..., nodes: _Optional[_Iterable[_Union[Node, _Mapping]]] = ..., reflections: _Optional[_Iterable[str]] = ..., task_id: _Optional[str] = ..., created_at: _Optional[str] = ..., owner: _Optional[str] = ..., heartbeat_at: _Optional[str] = ..., owner_address: _Optional[str] = ..., last_seq: _Optional[int] = ..., setup: _Optional[str] = ..., reflection_notes: _Optional[_Iterable[_Union[ReflectionNote, _Mapping]]] = ...) -> None: ...
+
+class ModelCall(_message.Message):
+    __slots__ = ("index", "purpose", "node_id", "key", "prompt", "completions", "actions", "temperature", "seed", "model")
+    INDEX_FIELD_NUMBER: _ClassVar[int]
+    PURPOSE_FIELD_NUMBER: _ClassVar[int]
+    NODE_ID_FIELD_NUMBER: _ClassVar[int]
+    KEY_FIELD_NUMBER: _ClassVar[int]
+    PROMPT_FIELD_NUMBER: _ClassVar[int]
+    COMPLETIONS_FIELD_NUMBER: _ClassVar[int]
+    ACTIONS_FIELD_NUMBER: _ClassVar[int]
+    TEMPERATURE_FIELD_NUMBER: _ClassVar[int]
+    SEED_FIELD_NUMBER: _ClassVar[int]
+    MODEL_FIELD_NUMBER: _ClassVar[int]
+    index: int
+    purpose: str
+    node_id: str
+    key: str
+    prompt: _containers.RepeatedCompositeFieldContainer[_llm_pb2.ChatMessage]
+    completions: _containers.RepeatedScalarFieldContainer[str]
+    actions: _containers.RepeatedScalarFieldContainer[str]
+    temperature: float
+    seed: int
+    model: str
+    def __init__(self, index: _Optional[int] = ..., purpose: _Optional[str] = ..., node_id: _Optional[str] = ..., key: _Optional[str] = ..., prompt: _Optional[_Iterable[_Union[_llm_pb2.ChatMessage, _Mapping]]] = ..., completions: _Optional[_Iterable[str]] = ..., actions: _Optional[_Iterable[str]] = ..., temperature: _Optional[float] = ..., seed: _Optional[int] = ..., model: _Optional[str] = ...) -> None: ...

@@ -1,0 +1,104 @@
+"""`lats serve openenv NAME`: one of our environments through openenv-core's server.
+
+Each registered domain is a subcommand with its own settings (as under
+`lats serve env`), plus the OpenEnv server's options. It prints
+"listening on HOST:PORT" once its socket is bound and serves until SIGTERM.
+"""
+
+from __future__ import annotations
+
+import signal
+import socket
+import sys
+from pathlib import Path
+
+import click
+
+from env_servers.cli import snapshot_key_of
+from env_servers.core import CannotServe, EnvSettings
+from env_servers.core.domain_settings import build_settings, settings_options
+from env_servers.registry import UnknownDomain, domain_class, registered_domains
+
+
+def _options() -> list[click.Option]:
+    return [
+        click.Option(["--host"], default="127.0.0.1", envvar="LATS_HOST", show_default=True,
+                     show_envvar=True, help="Interface to listen on (0.0.0.0 in a container)."),
+        click.Option(["--port"], default=8000, type=click.IntRange(0, 65535),
+                     envvar="LATS_PORT", show_default=True, show_envvar=True,
+                     help="Port to listen on (0 = any free port)."),
+        click.Option(["--max-concurrent-envs"], default=64, type=click.IntRange(min=1),
+                     envvar="LATS_OPENENV_MAX_CONCURRENT_ENVS", show_default=True,
+                     show_envvar=True, help="OpenEnv WebSocket sessions served at once."),
+        click.Option(["--snapshot-key"], default=None, envvar="LATS_SNAPSHOT_KEY",
+                     show_envvar=True,
+                     help="Secret that signs snapshots; replicas must share it to restore "
+                          "each other's. Unset: a random per-process key."),
+        click.Option(["--snapshot-key-file"], default=None, envvar="LATS_SNAPSHOT_KEY_FILE",
+                     show_envvar=True,
+                     type=click.Path(exists=True, dir_okay=False, path_type=Path),
+                     help="File holding the snapshot key; --snapshot-key wins."),
+    ]
+
+
+def openenv_command(name: str) -> click.Command:
+    cls = domain_class(name)
+    settings_class = cls.settings_class
+    domain_params = settings_options(settings_class) if settings_class else []
+
+    def serve(host: str, port: int, max_concurrent_envs: int, snapshot_key: str | None,
+              snapshot_key_file: Path | None, **domain_values) -> None:
+        import uvicorn
+
+        from env_servers.openenv_app.app import build_app
+
+        settings = None
+        if settings_class is not None:
+            try:
+                settings = build_settings(settings_class, domain_values)
+            except ValueError as error:
+                raise click.UsageError(str(error)) from error
+        try:
+            domain = cls(settings) if settings_class is not None else cls()
+        except CannotServe as error:
+            raise click.ClickException(f"cannot serve {name}: {error}") from error
+        app = build_app(domain, EnvSettings(
+            snapshot_key=snapshot_key_of(snapshot_key, snapshot_key_file)),
+            max_concurrent_envs=max_concurrent_envs)
+        family = socket.AF_INET6 if ":" in host else socket.AF_INET
+        sock = socket.socket(family, socket.SOCK_STREAM)
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        sock.bind((host, port))
+        bound = sock.getsockname()[1]
+        shown = f"[{host}]" if family == socket.AF_INET6 else host
+        click.echo(f"listening on {shown}:{bound} (OpenEnv: http://{shown}:{bound}, "
+                   f"WebSocket /ws)")
+        config = uvicorn.Config(app, log_level="warning", ws_max_size=16 * 1024 * 1024)
+        # uvicorn shuts down gracefully on SIGTERM / SIGINT, then re-raises the signal
+        # to the handler it found: make that one a clean exit.
+        for stop in (signal.SIGTERM, signal.SIGINT):
+            signal.signal(stop, lambda *_: sys.exit(0))
+        uvicorn.Server(config).run(sockets=[sock])
+
+    return click.Command(
+        name, callback=serve, params=[*_options(), *domain_params],
+        help=f"{cls.description}\n\nServes the environment {name} as an OpenEnv environment "
+             "(openenv-core's HTTP and WebSocket server) until SIGTERM.")
+
+
+class OpenEnvCommands(click.Group):
+    """One subcommand per registered domain, built when asked for."""
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        return sorted(registered_domains())
+
+    def get_command(self, ctx: click.Context, name: str) -> click.Command | None:
+        try:
+            return openenv_command(name)
+        except UnknownDomain as error:
+            raise click.UsageError(str(error), ctx) from None
+
+
+serve_openenv = OpenEnvCommands(
+    "openenv", help="Serve one of our environments to OpenEnv clients (needs the openenv "
+                    "extra): lats serve openenv NAME [OPTIONS].")

@@ -1,0 +1,1 @@
+"""Any OpenEnv environment, searched by LATS: `lats serve env openenv --url URL`."""

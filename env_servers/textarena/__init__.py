@@ -1,0 +1,1 @@
+"""TextArena's single-player games as LATS environments (`lats serve env textarena`)."""
