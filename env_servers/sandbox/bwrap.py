@@ -4,7 +4,8 @@ Inside: new user/pid/net/ipc/uts/cgroup namespaces (and no nested user
 namespaces, which would hand the program capabilities), the worker as PID 1, the
 host's /usr read-only (with the merged-/usr symlinks), a fresh /proc and minimal
 /dev, a size-capped private tmpfs at /tmp (the work dir lives there), a small
-tmpfs /dev/shm, everything else read-only, no /etc, /root or /home, a cleared
+tmpfs /dev/shm, the IPC namespace's mqueue filesystem at /dev/mqueue,
+everything else read-only, no /etc, /root or /home, a cleared
 environment. bwrap itself runs as an unprivileged per-slot uid when the host is
 root (root inside would be real root), dies with its parent, and starts a new
 session (no terminal injection). As root, each slot also gets its own cgroup
@@ -33,6 +34,7 @@ from env_servers.sandbox.uids import allocate_uid, running_as_root
 from env_servers.sandbox.userns import CANDIDATE_UID, MAPPED_UIDS, capability_arguments, helper_argv, map_and_release
 
 WORK_DIR = "/tmp/work"
+MQUEUE_DIR = "/dev/mqueue"
 SANDBOX_ENV = {
     "PATH": "/usr/local/bin:/usr/bin:/bin",
     "HOME": WORK_DIR,
@@ -117,6 +119,7 @@ class BwrapLauncher(Launcher):
             "--proc", "/proc",
             "--dev", "/dev",
             "--size", str(self.shm_bytes), "--perms", "01777" if self.candidate_uid_apart else "0755", "--tmpfs", "/dev/shm",
+            "--mqueue", MQUEUE_DIR,  # the IPC namespace's POSIX queues, listed by the pristine checks
             "--remount-ro", "/dev",
             "--size", str(self.tmp_bytes), "--perms", shared_dirs, "--tmpfs", "/tmp",
             "--remount-ro", "/",

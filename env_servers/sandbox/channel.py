@@ -12,10 +12,13 @@ from importlib import resources
 STDERR_TAIL_BYTES = 4096
 
 
+WORKER_MODULES = ("plain_data.py", "pristine.py", "worker_main.py")
+
+
 def worker_source() -> str:
-    """The in-sandbox worker program, passed to the sandbox's python3 with -c: the codec, then the worker."""
+    """The in-sandbox worker program, passed to the sandbox's python3 with -c: the codec, the pristine checks, the worker."""
     package = resources.files("env_servers.sandbox")
-    return package.joinpath("plain_data.py").read_text() + "\n\n" + package.joinpath("worker_main.py").read_text()
+    return "\n\n".join(package.joinpath(name).read_text() for name in WORKER_MODULES)
 
 
 class WorkerChannel(abc.ABC):
@@ -149,8 +152,12 @@ def check_design(design: str) -> str:
 
 
 def design_arguments(design: str) -> list[str]:
-    """The worker's command-line flags for a secure backend: the split design always loads seccomp."""
-    return ["--design", design] + (["--seccomp"] if design == "split" else [])
+    """The worker's command-line flags for a secure backend.
+
+    Both designs check every run for what it left behind (--pristine, see
+    pristine.py); the split design also loads the seccomp filter.
+    """
+    return ["--design", design, "--pristine"] + (["--seccomp"] if design == "split" else [])
 
 
 class Launcher(abc.ABC):
