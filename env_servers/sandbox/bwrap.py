@@ -28,7 +28,8 @@ from env_servers.sandbox.channel import (
     check_design,
     design_arguments,
     start_subprocess_worker,
-    worker_source,
+    source_frame,
+    worker_command,
 )
 from env_servers.sandbox.uids import allocate_uid, running_as_root
 from env_servers.sandbox.userns import CANDIDATE_UID, MAPPED_UIDS, capability_arguments, helper_argv, map_and_release
@@ -73,7 +74,7 @@ class BwrapLauncher(Launcher):
         self._uids: dict[int, int] = {}
         self._cgroups: dict[int, SlotCgroup | None] = {}
         self.pool_name = uuid.uuid4().hex[:12]
-        self._source = worker_source()
+        self._source = source_frame()
 
     @property
     def candidate_uid_apart(self) -> bool:
@@ -126,7 +127,7 @@ class BwrapLauncher(Launcher):
             "--chdir", "/tmp",
             "--clearenv",
             *environment,
-            self.python, "-I", "-c", self._source,
+            *worker_command(self.python),
             "--work", WORK_DIR, "--wipe", "/tmp", "--wipe", "/dev/shm", *design_arguments(self.design), *worker,
         ]  # fmt: skip
         return helper_argv(argv) if self.candidate_uid_apart else argv
@@ -143,10 +144,10 @@ class BwrapLauncher(Launcher):
             self.argv(), uid=None if apart else self.slot_uid(slot), env={"PATH": "/usr/bin:/bin"},
             cgroup=self.slot_cgroup(slot),
         )
-        if not apart:
-            return channel
         try:
-            await map_and_release(channel.process, self.slot_uid(slot))
+            if apart:
+                await map_and_release(channel.process, self.slot_uid(slot))
+            await channel.send(self._source)
         except (SandboxUnavailable, OSError) as error:
             await channel.kill()
             raise SandboxUnavailable(f"{error}; its stderr: {channel.diagnostics().strip() or '(empty)'}") from None

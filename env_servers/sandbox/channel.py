@@ -14,11 +14,61 @@ STDERR_TAIL_BYTES = 4096
 
 WORKER_MODULES = ("plain_data.py", "pristine.py", "worker_main.py")
 
+# The sandbox's python3 runs this with -c; the worker's source follows as the first frame on its stdin.
+# A forked child compiles it and hands back the code object (marshal), so the long-lived worker holds
+# none of what compiling left behind: every fork of it copies half the pages it otherwise would.
+BOOTSTRAP = """
+import marshal, os, struct, sys
+def read(fd, size):
+    data = bytearray()
+    while len(data) < size:
+        chunk = os.read(fd, size - len(data))
+        if not chunk:
+            raise SystemExit("the sandbox worker's source did not arrive")
+        data += chunk
+    return bytes(data)
+source = read(0, struct.unpack(">I", read(0, 4))[0])
+code_r, code_w = os.pipe()
+if os.fork() == 0:
+    try:
+        data = marshal.dumps(compile(source, "<sandbox worker>", "exec"))
+        while data:
+            data = data[os.write(code_w, data):]
+    finally:
+        os._exit(0)
+os.close(code_w)
+del source
+data = bytearray()
+while True:
+    chunk = os.read(code_r, 1 << 20)
+    if not chunk:
+        break
+    data += chunk
+os.close(code_r)
+os.wait()
+if not data:
+    raise SystemExit("the sandbox worker's source did not compile")
+code = marshal.loads(bytes(data))
+del data
+exec(code, {"__name__": "__main__", "__builtins__": __builtins__})
+"""
+
 
 def worker_source() -> str:
-    """The in-sandbox worker program, passed to the sandbox's python3 with -c: the codec, the pristine checks, the worker."""
+    """The in-sandbox worker program: the codec, the pristine checks, the worker."""
     package = resources.files("env_servers.sandbox")
     return "\n\n".join(package.joinpath(name).read_text() for name in WORKER_MODULES)
+
+
+def worker_command(python: str) -> list[str]:
+    """The sandbox's python3 running the bootstrap; the worker's arguments follow, `source_frame()` goes to its stdin."""
+    return [python, "-I", "-c", BOOTSTRAP]
+
+
+def source_frame() -> bytes:
+    """The worker's source as the bootstrap reads it: a 4-byte big-endian length, then UTF-8."""
+    body = worker_source().encode()
+    return len(body).to_bytes(4, "big") + body
 
 
 class WorkerChannel(abc.ABC):

@@ -27,7 +27,8 @@ from env_servers.sandbox.channel import (
     WorkerChannel,
     check_design,
     start_subprocess_worker,
-    worker_source,
+    source_frame,
+    worker_command,
 )
 from env_servers.sandbox.pristine import wipe
 
@@ -44,7 +45,7 @@ class ProcessLauncher(Launcher):
         self.design = check_design(design)
         self.python = python
         self._root: str | None = None
-        self._source = worker_source()
+        self._source = source_frame()
         self._starts = count()
         self._slot_dirs: dict[int, str] = {}
 
@@ -63,9 +64,11 @@ class ProcessLauncher(Launcher):
             "TMPDIR": work,
             "LANG": "C.UTF-8",
         }
-        argv = [self.python, "-I", "-c", self._source, "--work", os.path.join(work, "run"), "--wipe", work]
+        argv = [*worker_command(self.python), "--work", os.path.join(work, "run"), "--wipe", work]
         argv += ["--design", self.design]  # no seccomp: the control shows what the filter stops
-        return await start_subprocess_worker(argv, uid=None, env=environment)
+        channel = await start_subprocess_worker(argv, uid=None, env=environment)
+        await channel.send(self._source)
+        return channel
 
     async def aclose(self) -> None:
         if self._root is not None:
