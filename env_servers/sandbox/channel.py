@@ -152,10 +152,37 @@ class SubprocessChannel(WorkerChannel):
 
     async def apply_limits(self, memory_bytes: int, max_processes: int) -> None:
         if self.cgroup is not None:
-            self.cgroup.set_caps(memory_bytes, max_processes)
+            await until_memory_is_freed(lambda: self.cgroup.set_caps(memory_bytes, max_processes))
 
     def oom_kills(self) -> int:
         return self.cgroup.oom_kills() if self.cgroup is not None else 0
+
+
+CAP_RETRY_SECONDS = 5.0
+
+
+class CapsNotSet(RuntimeError):
+    """A slot's memory cap could not be lowered: memory of a finished run was still charged to it."""
+
+
+async def until_memory_is_freed(set_caps, seconds: float = CAP_RETRY_SECONDS) -> None:
+    """Call `set_caps` until it succeeds; CapsNotSet after `seconds`.
+
+    The kernel refuses (EBUSY) a memory cap below what the cgroup holds. A
+    retired worker's namespaces, and the shared memory and tmpfs pages they
+    hold, are freed asynchronously after its processes are gone, so a cap the
+    next run lowers can meet that memory for a few milliseconds.
+    """
+    loop = asyncio.get_running_loop()
+    give_up = loop.time() + seconds
+    while True:
+        try:
+            set_caps()
+            return
+        except OSError as error:
+            if loop.time() >= give_up:
+                raise CapsNotSet(f"the slot's caps could not be set ({error})") from error
+        await asyncio.sleep(0.02)
 
 
 SETPRIV = "/usr/bin/setpriv"

@@ -108,7 +108,7 @@ class DockerChannel(WorkerChannel):
         if wanted != self._memory_cap:
             await asyncio.to_thread(
                 self.client.api.update_container, self.container_id, mem_limit=wanted, memswap_limit=wanted
-            )
+            )  # a fresh container per retired worker: nothing of an earlier run is charged to it
             self._memory_cap = wanted
 
     def oom_kills(self) -> int:

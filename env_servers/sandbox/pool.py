@@ -27,7 +27,7 @@ from env_servers.sandbox.base import (
     SandboxUnavailable,
 )
 from env_servers.sandbox.cgroups import per_process_limits
-from env_servers.sandbox.channel import Launcher, WorkerChannel
+from env_servers.sandbox.channel import CapsNotSet, Launcher, WorkerChannel
 from env_servers.sandbox.framing import WorkerLost, encode_request, read_frame
 from env_servers.sandbox.results import build_result, lost_result
 
@@ -116,7 +116,11 @@ class _Slot:
         nonce = secrets.token_hex(16)
         limits = asdict(request.limits)
         if channel.memory_capped:
-            await channel.apply_limits(request.limits.memory_bytes, request.limits.max_processes)
+            try:
+                await channel.apply_limits(request.limits.memory_bytes, request.limits.max_processes)
+            except CapsNotSet as error:
+                await self.discard()
+                return lost_result(request, STATUS_CRASHED, f"{error}; the run was not started", 0.0)
         elif self.pool.secure:  # no cap over all processes: split the limit between them
             limits["memory_bytes"], limits["max_processes"] = per_process_limits(
                 request.limits.memory_bytes, request.limits.max_processes
