@@ -20,6 +20,12 @@ other load (docker's containers are started by the engine and do not inherit it)
     python bench/bench_sandbox.py                 # bwrap, and docker if an engine answers
     python bench/bench_sandbox.py --runs 2000 --backends bwrap
     python bench/bench_sandbox.py --start-dockerd # root: start a private dockerd if none answers
+    python bench/bench_sandbox.py --floor         # also: what forking alone costs each design
+
+`--floor` loads the worker's code in the sandbox's python3 (outside any
+sandbox, no run's work) and times only its processes: one fork and exit per
+run for the shared design, a judge that forks a candidate for the split one.
+That much of the difference between the designs no work in either can remove.
 
 The machine's load average is printed first: other work on the two cores
 lowers the figures.
@@ -143,6 +149,67 @@ async def measure(
     return count / elapsed, 1000 * statistics.median(latencies), 1000 * cpu / count
 
 
+FLOOR_PROGRAM = r'''
+import gc, marshal, os, resource, sys
+source = sys.stdin.buffer.read()
+code_r, code_w = os.pipe()
+if os.fork() == 0:  # compiled apart, as the worker's bootstrap does: no compiler garbage in this process
+    data = marshal.dumps(compile(source, "<sandbox worker>", "exec"))
+    while data:
+        data = data[os.write(code_w, data):]
+    os._exit(0)
+os.close(code_w)
+del source
+data = b"".join(iter(lambda: os.read(code_r, 1 << 20), b""))
+os.wait()
+namespace = {"__name__": "__sandbox_worker__"}
+exec(marshal.loads(data), namespace)
+del data
+namespace["warm_up"]()
+gc.collect()
+gc.freeze()
+def cpu():
+    own, children = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
+    return own.ru_utime + own.ru_stime + children.ru_utime + children.ru_stime
+def shared():
+    pid = os.fork()
+    if pid == 0:
+        os._exit(0)
+    os.waitpid(pid, 0)
+def split():
+    pid = os.fork()
+    if pid == 0:
+        candidate = os.fork()
+        if candidate == 0:
+            os._exit(0)
+        os.waitpid(candidate, 0)
+        os._exit(0)
+    os.waitpid(pid, 0)
+for design, run in (("split", split), ("shared", shared)) * 2:
+    started = cpu()
+    for _ in range(RUNS):
+        run()
+    print(design, 1000 * (cpu() - started) / RUNS, flush=True)
+'''
+
+
+def floor(runs: int, python: str = "/usr/bin/python3") -> dict[str, float]:
+    """CPU ms per run of the designs' processes alone (the median of two rounds each)."""
+    import subprocess
+
+    from env_servers.sandbox.channel import worker_source
+
+    program = FLOOR_PROGRAM.replace("RUNS", str(runs))
+    output = subprocess.run(
+        [python, "-I", "-c", program], input=worker_source().encode(), capture_output=True, check=True
+    ).stdout.decode()
+    figures: dict[str, list[float]] = {}
+    for line in output.splitlines():
+        design, milliseconds = line.split()
+        figures.setdefault(design, []).append(float(milliseconds))
+    return {design: statistics.median(values) for design, values in figures.items()}
+
+
 def docker_options(start: bool) -> tuple[dict | None, str, object]:
     url = find_engine()
     if url is None and start:
@@ -169,6 +236,7 @@ def main() -> None:
     parser.add_argument(
         "--start-dockerd", action="store_true", help="start a private dockerd if none answers (root)"
     )
+    parser.add_argument("--floor", action="store_true", help="also time the designs' forks alone")
     args = parser.parse_args()
 
     print(f"cores: {os.cpu_count()}, load average: {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
@@ -209,6 +277,12 @@ def main() -> None:
             shared = rates.get((backend, "shared", workers))
             if design == "split" and shared:
                 print(f"{backend} with {workers} worker(s): split/shared = {rate / shared:.2f}")
+        if args.floor:
+            figures = floor(min(args.runs, 500))
+            print(
+                f"forking alone, CPU ms per run: split {figures['split']:.2f}, shared {figures['shared']:.2f} "
+                f"(split costs {figures['split'] - figures['shared']:.2f} ms more before any work)"
+            )
     finally:
         if started_engine is not None:
             started_engine.stop()

@@ -153,7 +153,8 @@ class CodeRunnerDomain(Domain):
             return StepOutcome(state, str(error), invalid_action=True)
         tests = tuple(state["tests"])
         result, key = await asyncio.gather(
-            self._run(program, tests, self.config.step_limits, "step", problem.entry_point),
+            self._run(program, tests, self.config.step_limits, "step", problem.entry_point,
+                      problem.setup),
             self._behaviour_key(problem, program))
         passed = result.passed if result.status == STATUS_OK else 0
         text = observation(result, tests, self.config.step_limits.wall_seconds,
@@ -218,11 +219,20 @@ class CodeRunnerDomain(Domain):
         return [smoke_test(problem.entry_point)], "smoke"
 
     async def _run(self, program: str, tests: tuple[str, ...], limits, purpose: str,
-                   entry_point: str = "") -> RunResult:
+                   entry_point: str = "", setup: str = "") -> RunResult:
+        """Run `program` against `tests`, in order; only the hidden tests are trusted code.
+
+        Any other tests (a Step's: the model's own asserts among them) run as
+        untrusted code, in a process of their own that reaches the program only
+        through the judge (RunRequest.untrusted_tests). `setup` is the task's
+        own trusted code (Problem.setup).
+        """
+        trusted = purpose == "hidden"
         with observed_run(self._sandbox.name, purpose) as observed:
             result = await self._sandbox.run(RunRequest(
-                program=program, tests=tests, limits=limits,
-                entry_points=(entry_point,) if entry_point else ()))
+                program=program, tests=tests if trusted else (),
+                untrusted_tests=() if trusted else tests, limits=limits,
+                entry_points=(entry_point,) if entry_point else (), setup=setup))
             observed.status, observed.all_passed = result.status, result.all_passed
         return result
 
@@ -232,12 +242,12 @@ class CodeRunnerDomain(Domain):
         if not probes:
             return ""
         result = await self._run(program, probes, self.config.probe_limits, "probe",
-                                 problem.entry_point)
+                                 problem.entry_point, problem.setup)
         return behaviour_key(result)
 
     async def _hidden_run(self, problem: Problem, program: str) -> RunResult:
         return await self._run(program, problem.hidden_tests, self.config.score_limits, "hidden",
-                               problem.entry_point)
+                               problem.entry_point, problem.setup)
 
 
 def _as_text(reply: str) -> str:

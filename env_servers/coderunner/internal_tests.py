@@ -10,7 +10,9 @@ dropped and at most `limit` are kept, in the order written.
 
 `docstring_examples(prompt, entry_point)` turns the prompt's own examples
 (`>>> f(1)` followed by `2`, `f(1) ==> 2`, and `assert` lines) into asserts: the fallback
-when a reply has no usable assert.
+when a reply has no usable assert. Comments are no part of an example: the call and
+the expected value are parsed as expressions and the assert is built from them, and
+an example with no expected value is no example.
 """
 
 from __future__ import annotations
@@ -58,11 +60,23 @@ def docstring_examples(prompt: str, entry_point: str, limit: int) -> list[str]:
     for call, result in _examples(prompt, entry_point):
         if len(tests) >= limit:
             break
-        test = _usable_key(f"assert {call} == {result}", entry_point)
+        test = _usable_key(_example_assert(call, result), entry_point)
         if test is not None and test not in seen and _concrete(test, entry_point):
             seen.add(test)
             tests.append(test)
     return tests
+
+
+def _example_assert(call: str, result: str) -> str:
+    """`assert call == result`, built from the two parsed expressions (so a trailing comment on
+    the call, HumanEval/32's `>>> round(find_zero([1, 2]), 2) # f(x) = 1 + 2x`, cannot swallow
+    the comparison); "" if either part is not one expression."""
+    try:
+        left, right = parse(call, "eval").body, parse(result, "eval").body
+    except (SyntaxError, ValueError):
+        return ""
+    test = ast.Assert(test=ast.Compare(left=left, ops=[ast.Eq()], comparators=[right]), msg=None)
+    return ast.unparse(ast.fix_missing_locations(ast.Module(body=[test], type_ignores=[])))
 
 
 def _concrete(test: str, entry_point: str) -> bool:

@@ -1,17 +1,27 @@
 """Programming problems and the dataset formats they are read from.
 
 A `Problem` is what the server knows about one task: the prompt the model sees
-(signature + docstring), the entry point, and the hidden tests that only
-`Score` runs. Three formats are read (each as .json, .jsonl or .jsonl.gz):
+(signature + docstring), the entry point, the hidden tests that only `Score`
+runs, and the task's own setup code: trusted code of the dataset (helper
+functions, imports) that runs before the program and again in the tests'
+namespace, where its names win over the program's (see RunRequest.setup). A
+program may leave the helpers out, as the official evaluators let it (they
+run prompt + completion), and cannot replace the ones the tests use.
+Three formats are read (each as .json, .jsonl or .jsonl.gz):
 
   * HumanEval (openai/human-eval): task_id, prompt, entry_point, test
     (a `check(candidate)` function; the hidden test calls it on the entry point).
+    Setup: the prompt without the entry point's definition (its imports, and
+    the helpers of HumanEval/10, /32, /38 and /50).
   * MultiPL-E (the LATS paper's humaneval-py / mbpp-py): name, prompt,
     entry_point, test (a block that ends by calling its own `test_check()`).
+    Setup as for HumanEval.
   * MBPP (original or sanitized, google-research): task_id, prompt or text,
     code, test_list, test_imports or test_setup_code. The prompt is built from
     the reference code's signature, the description and the first test as an
-    example; the hidden tests are the whole test_list.
+    example; the hidden tests are the whole test_list. Setup: test_imports or
+    test_setup_code, and the reference code's own imports (MBPP/596's tests
+    use `sys`, which only its reference code imports).
 """
 
 from __future__ import annotations
@@ -37,6 +47,7 @@ class Problem:
     prompt: str                     # what the model sees: signature + docstring
     entry_point: str                # the function the tests call
     hidden_tests: tuple[str, ...]   # Score only; each runs after the program
+    setup: str = ""                 # the dataset's trusted helpers and imports (RunRequest.setup)
 
 
 def read_records(path: Path) -> list[dict[str, Any]]:
@@ -90,13 +101,41 @@ def problem_from_record(record: Mapping[str, Any]) -> Problem:
 def _humaneval(record: Mapping[str, Any]) -> Problem:
     entry = _text(record, "entry_point")
     test = _text(record, "test")
-    return Problem(_text(record, "task_id"), _text(record, "prompt"), entry,
-                   (f"{test.rstrip()}\n\ncheck({entry})\n",))
+    prompt = _text(record, "prompt")
+    return Problem(_text(record, "task_id"), prompt, entry,
+                   (f"{test.rstrip()}\n\ncheck({entry})\n",), prompt_setup(prompt, entry))
 
 
 def _multipl_e(record: Mapping[str, Any]) -> Problem:
-    return Problem(_text(record, "name"), _text(record, "prompt"),
-                   _text(record, "entry_point"), (_text(record, "test"),))
+    prompt, entry = _text(record, "prompt"), _text(record, "entry_point")
+    return Problem(_text(record, "name"), prompt, entry, (_text(record, "test"),),
+                   prompt_setup(prompt, entry))
+
+
+def prompt_setup(prompt: str, entry_point: str) -> str:
+    """The prompt's own code without the entry point's definition: its imports, helpers, constants."""
+    try:
+        tree = parse(prompt)
+    except (SyntaxError, ValueError):
+        return ""
+    lines = prompt.splitlines(keepends=True)
+    dropped: set[int] = set()
+    for node in tree.body:
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.name == entry_point:
+            first = min([node.lineno] + [decorator.lineno for decorator in node.decorator_list])
+            dropped.update(range(first - 1, node.end_lineno))
+    setup = "".join(line for index, line in enumerate(lines) if index not in dropped)
+    return setup.strip() + "\n" if setup.strip() else ""
+
+
+def imports_of(code: str) -> str:
+    """The top-level import statements of `code`, one per line."""
+    try:
+        tree = parse(code)
+    except (SyntaxError, ValueError):
+        return ""
+    return "".join(ast.unparse(node) + "\n" for node in tree.body
+                   if isinstance(node, (ast.Import, ast.ImportFrom)))
 
 
 def _mbpp(record: Mapping[str, Any]) -> Problem:
@@ -111,8 +150,10 @@ def _mbpp(record: Mapping[str, Any]) -> Problem:
     setup = f"{setup.strip()}\n" if setup.strip() else ""
     function = _tested_function(code, tests)
     prompt = _signature_with_docstring(function, f"{description}\n\nExample:\n{tests[0]}")
-    return Problem(f"Mbpp/{record['task_id']}", prompt, function.name,
-                   tuple(f"{setup}{test}" for test in tests))
+    own_imports = "".join(line for line in imports_of(code).splitlines(keepends=True)
+                          if line.strip() not in setup.splitlines())
+    return Problem(f"Mbpp/{record['task_id']}", prompt, function.name, tuple(tests),
+                   setup + own_imports)
 
 
 def _tested_function(code: str, tests: Iterable[str]) -> ast.FunctionDef:

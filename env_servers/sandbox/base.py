@@ -29,16 +29,36 @@ class Limits:
 class RunRequest:
     """A full Python program and the tests (assert statements or small blocks) to run after it.
 
+    tests: trusted tests (a benchmark's hidden tests, a task's own examples):
+    the secure backends run them in the judge. untrusted_tests: tests nobody
+    vouches for (a model's own asserts): they run after the trusted ones in a
+    process of their own, which reaches the program only through the judge and
+    cannot reach the host; their outcomes follow the trusted tests' in
+    `RunResult.tests`.
+
     entry_points: the program's functions the tests are about. The tests see
     the program's names, except those that shadow a builtin (so a program
     cannot replace the `abs` or `len` a test relies on); an entry point is
     seen even then (a task whose function is called `sum`).
+
+    setup: trusted code of the task's own (its helper functions, the imports
+    its tests need). It runs at the top of the program's module, so the
+    program may use those names (or redefine them for itself), and again in
+    the tests' namespace after the program's names are bound, so the tests
+    always see the task's own definitions, never a program's replacement.
     """
 
     program: str
     tests: tuple[str, ...]
     limits: Limits = Limits()
     entry_points: tuple[str, ...] = ()
+    setup: str = ""
+    untrusted_tests: tuple[str, ...] = ()
+
+    @property
+    def all_tests(self) -> tuple[str, ...]:
+        """The trusted tests, then the untrusted ones: the order of `RunResult.tests`."""
+        return tuple(self.tests) + tuple(self.untrusted_tests)
 
 
 @dataclass

@@ -4,7 +4,8 @@ Inside: new user/pid/net/ipc/uts/cgroup namespaces (and no nested user
 namespaces, which would hand the program capabilities), the worker as PID 1, the
 host's /usr read-only (with the merged-/usr symlinks), a fresh /proc and minimal
 /dev, a size-capped private tmpfs at /tmp (the work dir lives there), a small
-tmpfs /dev/shm, everything else read-only, no /etc, /root or /home, a cleared
+tmpfs /dev/shm, the IPC namespace's mqueue filesystem at /dev/mqueue,
+everything else read-only, no /etc, /root or /home, a cleared
 environment. bwrap itself runs as an unprivileged per-slot uid when the host is
 root (root inside would be real root), dies with its parent, and starts a new
 session (no terminal injection). As root, each slot also gets its own cgroup
@@ -27,12 +28,14 @@ from env_servers.sandbox.channel import (
     check_design,
     design_arguments,
     start_subprocess_worker,
-    worker_source,
+    source_frame,
+    worker_command,
 )
 from env_servers.sandbox.uids import allocate_uid, running_as_root
 from env_servers.sandbox.userns import CANDIDATE_UID, MAPPED_UIDS, capability_arguments, helper_argv, map_and_release
 
 WORK_DIR = "/tmp/work"
+MQUEUE_DIR = "/dev/mqueue"
 SANDBOX_ENV = {
     "PATH": "/usr/local/bin:/usr/bin:/bin",
     "HOME": WORK_DIR,
@@ -71,7 +74,7 @@ class BwrapLauncher(Launcher):
         self._uids: dict[int, int] = {}
         self._cgroups: dict[int, SlotCgroup | None] = {}
         self.pool_name = uuid.uuid4().hex[:12]
-        self._source = worker_source()
+        self._source = source_frame()
 
     @property
     def candidate_uid_apart(self) -> bool:
@@ -117,13 +120,14 @@ class BwrapLauncher(Launcher):
             "--proc", "/proc",
             "--dev", "/dev",
             "--size", str(self.shm_bytes), "--perms", "01777" if self.candidate_uid_apart else "0755", "--tmpfs", "/dev/shm",
+            "--mqueue", MQUEUE_DIR,  # the IPC namespace's POSIX queues, listed by the pristine checks
             "--remount-ro", "/dev",
             "--size", str(self.tmp_bytes), "--perms", shared_dirs, "--tmpfs", "/tmp",
             "--remount-ro", "/",
             "--chdir", "/tmp",
             "--clearenv",
             *environment,
-            self.python, "-I", "-c", self._source,
+            *worker_command(self.python),
             "--work", WORK_DIR, "--wipe", "/tmp", "--wipe", "/dev/shm", *design_arguments(self.design), *worker,
         ]  # fmt: skip
         return helper_argv(argv) if self.candidate_uid_apart else argv
@@ -140,10 +144,10 @@ class BwrapLauncher(Launcher):
             self.argv(), uid=None if apart else self.slot_uid(slot), env={"PATH": "/usr/bin:/bin"},
             cgroup=self.slot_cgroup(slot),
         )
-        if not apart:
-            return channel
         try:
-            await map_and_release(channel.process, self.slot_uid(slot))
+            if apart:
+                await map_and_release(channel.process, self.slot_uid(slot))
+            await channel.send(self._source)
         except (SandboxUnavailable, OSError) as error:
             await channel.kill()
             raise SandboxUnavailable(f"{error}; its stderr: {channel.diagnostics().strip() or '(empty)'}") from None

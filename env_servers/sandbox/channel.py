@@ -12,10 +12,63 @@ from importlib import resources
 STDERR_TAIL_BYTES = 4096
 
 
+WORKER_MODULES = ("plain_data.py", "pristine.py", "worker_main.py")
+
+# The sandbox's python3 runs this with -c; the worker's source follows as the first frame on its stdin.
+# A forked child compiles it and hands back the code object (marshal), so the long-lived worker holds
+# none of what compiling left behind: every fork of it copies half the pages it otherwise would.
+BOOTSTRAP = """
+import marshal, os, struct, sys
+def read(fd, size):
+    data = bytearray()
+    while len(data) < size:
+        chunk = os.read(fd, size - len(data))
+        if not chunk:
+            raise SystemExit("the sandbox worker's source did not arrive")
+        data += chunk
+    return bytes(data)
+source = read(0, struct.unpack(">I", read(0, 4))[0])
+code_r, code_w = os.pipe()
+if os.fork() == 0:
+    try:
+        data = marshal.dumps(compile(source, "<sandbox worker>", "exec"))
+        while data:
+            data = data[os.write(code_w, data):]
+    finally:
+        os._exit(0)
+os.close(code_w)
+del source
+data = bytearray()
+while True:
+    chunk = os.read(code_r, 1 << 20)
+    if not chunk:
+        break
+    data += chunk
+os.close(code_r)
+os.wait()
+if not data:
+    raise SystemExit("the sandbox worker's source did not compile")
+code = marshal.loads(bytes(data))
+del data
+exec(code, {"__name__": "__main__", "__builtins__": __builtins__})
+"""
+
+
 def worker_source() -> str:
-    """The in-sandbox worker program, passed to the sandbox's python3 with -c: the codec, then the worker."""
+    """The in-sandbox worker program: the codec, the pristine checks, the worker."""
     package = resources.files("env_servers.sandbox")
-    return package.joinpath("plain_data.py").read_text() + "\n\n" + package.joinpath("worker_main.py").read_text()
+    return "\n\n".join(package.joinpath(name).read_text() for name in WORKER_MODULES)
+
+
+def worker_command(python: str) -> list[str]:
+    """The sandbox's python3 running the bootstrap; the worker's arguments follow, `source_frame()` goes to its stdin."""
+    return [python, "-I", "-c", BOOTSTRAP]
+
+
+def source_frame() -> bytes:
+    """The worker's source as the bootstrap reads it: a 4-byte big-endian length, then UTF-8."""
+    body = worker_source().encode()
+    return len(body).to_bytes(4, "big") + body
 
 
 class WorkerChannel(abc.ABC):
@@ -99,10 +152,37 @@ class SubprocessChannel(WorkerChannel):
 
     async def apply_limits(self, memory_bytes: int, max_processes: int) -> None:
         if self.cgroup is not None:
-            self.cgroup.set_caps(memory_bytes, max_processes)
+            await until_memory_is_freed(lambda: self.cgroup.set_caps(memory_bytes, max_processes))
 
     def oom_kills(self) -> int:
         return self.cgroup.oom_kills() if self.cgroup is not None else 0
+
+
+CAP_RETRY_SECONDS = 5.0
+
+
+class CapsNotSet(RuntimeError):
+    """A slot's memory cap could not be lowered: memory of a finished run was still charged to it."""
+
+
+async def until_memory_is_freed(set_caps, seconds: float = CAP_RETRY_SECONDS) -> None:
+    """Call `set_caps` until it succeeds; CapsNotSet after `seconds`.
+
+    The kernel refuses (EBUSY) a memory cap below what the cgroup holds. A
+    retired worker's namespaces, and the shared memory and tmpfs pages they
+    hold, are freed asynchronously after its processes are gone, so a cap the
+    next run lowers can meet that memory for a few milliseconds.
+    """
+    loop = asyncio.get_running_loop()
+    give_up = loop.time() + seconds
+    while True:
+        try:
+            set_caps()
+            return
+        except OSError as error:
+            if loop.time() >= give_up:
+                raise CapsNotSet(f"the slot's caps could not be set ({error})") from error
+        await asyncio.sleep(0.02)
 
 
 SETPRIV = "/usr/bin/setpriv"
@@ -149,8 +229,12 @@ def check_design(design: str) -> str:
 
 
 def design_arguments(design: str) -> list[str]:
-    """The worker's command-line flags for a secure backend: the split design always loads seccomp."""
-    return ["--design", design] + (["--seccomp"] if design == "split" else [])
+    """The worker's command-line flags for a secure backend.
+
+    Both designs check every run for what it left behind (--pristine, see
+    pristine.py); the split design also loads the seccomp filter.
+    """
+    return ["--design", design, "--pristine"] + (["--seccomp"] if design == "split" else [])
 
 
 class Launcher(abc.ABC):

@@ -23,7 +23,8 @@ from env_servers.sandbox.channel import (
     WorkerChannel,
     check_design,
     design_arguments,
-    worker_source,
+    source_frame,
+    worker_command,
 )
 from env_servers.sandbox.engine import find_engine
 from env_servers.sandbox.image import IMAGE
@@ -107,7 +108,7 @@ class DockerChannel(WorkerChannel):
         if wanted != self._memory_cap:
             await asyncio.to_thread(
                 self.client.api.update_container, self.container_id, mem_limit=wanted, memswap_limit=wanted
-            )
+            )  # a fresh container per retired worker: nothing of an earlier run is charged to it
             self._memory_cap = wanted
 
     def oom_kills(self) -> int:
@@ -158,7 +159,7 @@ class DockerLauncher(Launcher):
         self.tmp_bytes = tmp_bytes
         self.pool_label = uuid.uuid4().hex
         self._uids: dict[int, int] = {}
-        self._source = worker_source()
+        self._source = source_frame()
 
     def slot_uid(self, slot: int) -> int:
         if slot not in self._uids:
@@ -185,10 +186,7 @@ class DockerLauncher(Launcher):
             auto_remove=True,  # with stdin closing when we detach, a host that dies leaves no container
         )
         command = [
-            "python3",
-            "-I",
-            "-c",
-            self._source,
+            *worker_command("python3"),
             "--work",
             WORK_DIR,
             "--wipe",
@@ -225,6 +223,7 @@ class DockerLauncher(Launcher):
         container_id, raw, host_pid = await asyncio.to_thread(self._create_and_attach, slot)
         channel = DockerChannel(self.client, container_id, raw, host_pid)
         await channel.open()
+        await channel.send(self._source)
         return channel
 
     async def aclose(self) -> None:

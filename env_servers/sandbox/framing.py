@@ -1,4 +1,4 @@
-"""Length-prefixed JSON frames between the host and a worker (4-byte big-endian length)."""
+"""Length-prefixed JSON frames between the host and a worker (4-byte big-endian length; requests add a flags byte)."""
 
 from __future__ import annotations
 
@@ -7,6 +7,8 @@ import json
 import struct
 
 HEADER = struct.Struct(">I")
+REQUEST_HEADER = struct.Struct(">IB")  # body length, flags
+FLAG_UNTRUSTED_TESTS = 1  # the judge forks the tester before it reads the body
 
 
 class WorkerLost(Exception):
@@ -16,6 +18,12 @@ class WorkerLost(Exception):
 def encode(message: dict) -> bytes:
     body = json.dumps(message).encode()
     return HEADER.pack(len(body)) + body
+
+
+def encode_request(message: dict, *, untrusted_tests: bool) -> bytes:
+    """A request frame: its length and a flags byte come first, so the judge can act on the flags before reading it."""
+    body = json.dumps(message).encode()
+    return REQUEST_HEADER.pack(len(body), FLAG_UNTRUSTED_TESTS if untrusted_tests else 0) + body
 
 
 async def read_frame(reader: asyncio.StreamReader, max_bytes: int) -> dict:

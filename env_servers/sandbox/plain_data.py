@@ -13,6 +13,14 @@ a Counter as a dict); anything else raises `NotPlainData` naming the type.
 `from_json` runs in the judge and trusts nothing: any object that is not one
 of the tags above raises ValueError, and what comes out is always built from
 the plain types themselves, so no `__eq__` of the sender's survives the trip.
+It is bounded too: a frame with MAX_ITEMS commas or more is refused before
+anything is built (a container of k items holds k - 1 commas, so the items of
+a frame are at most twice its commas plus its nesting depth), and sets,
+frozensets and dicts hold at most MAX_HASHED_ITEMS items in all. Those are
+filled one item at a time, so a value whose items all hash alike (its cost
+grows with the square of their number) costs at most MAX_HASHED_ITEMS probes
+per item, and a signal (the judge's alarm) can stop the building between two
+items.
 
 This file is also prepended to the sandbox worker's source (see channel.py).
 """
@@ -74,6 +82,26 @@ def to_json(value):
         raise NotPlainData("data nested too deeply (or containing itself)") from None
 
 
+MAX_ITEMS = 1 << 20  # commas of one frame (see the docstring): about its items in all
+MAX_HASHED_ITEMS = 1 << 17  # of which in sets, frozensets and dicts
+_hashed_left = [MAX_HASHED_ITEMS]  # what the frame being decoded may still put in hashed containers
+
+
+def _take_hashed(count):
+    if count > _hashed_left[0]:
+        raise ValueError("more than %d set or dict items in one value" % MAX_HASHED_ITEMS)
+    _hashed_left[0] -= count
+
+
+def _filled_set(items):
+    _take_hashed(len(items))
+    result = set()
+    add = result.add
+    for item in items:  # one item at a time: see the module's docstring
+        add(item)
+    return result
+
+
 def _from_tag(pairs):
     if len(pairs) != 1:
         raise ValueError("a plain-data object has exactly one tag")
@@ -81,6 +109,7 @@ def _from_tag(pairs):
     if tag == "t" and type(items) is list:
         return tuple(items)
     if tag == "d" and type(items) is list:
+        _take_hashed(len(items))
         result = {}
         for pair in items:
             if type(pair) is not list or len(pair) != 2:
@@ -88,9 +117,9 @@ def _from_tag(pairs):
             result[pair[0]] = pair[1]
         return result
     if tag == "s" and type(items) is list:
-        return set(items)
+        return _filled_set(items)
     if tag == "f" and type(items) is list:
-        return frozenset(items)
+        return frozenset(_filled_set(items))
     if tag == "b" and type(items) is str:
         return items.encode("latin-1")
     if tag == "c" and type(items) is list and len(items) == 2:
@@ -106,9 +135,14 @@ _DECODER = _plain_json.JSONDecoder(object_pairs_hook=_from_tag)
 
 
 def from_json(text):
-    """The plain value encoded in `text`; ValueError (or TypeError) for anything else."""
+    """The plain value encoded in `text`; ValueError (or TypeError) for anything else, or too much."""
     if isinstance(text, (bytes, bytearray)):
+        if text.count(b",") >= MAX_ITEMS:
+            raise ValueError("a value of more than %d items in all" % MAX_ITEMS)
         text = text.decode("utf-8", "surrogatepass")
+    elif text.count(",") >= MAX_ITEMS:
+        raise ValueError("a value of more than %d items in all" % MAX_ITEMS)
+    _hashed_left[0] = MAX_HASHED_ITEMS
     try:
         return _DECODER.decode(text)
     except RecursionError:

@@ -2,8 +2,11 @@
 
 A run takes a free slot, sends the request with a fresh nonce, and waits for the
 reply at most the run's wall-clock limit plus a grace period. A worker that
-dies, stops answering or answers out of turn is killed and restarted; a worker
-is also recycled after `recycle_after` runs.
+dies, stops answering or answers out of turn is killed and restarted; so is a
+worker whose reply says it retires (the run left something behind in the
+sandbox, see pristine.py); a worker is also recycled after `recycle_after` runs.
+A run whose warm worker turns out dead or out of turn before answering it is
+retried once on a fresh worker, so one run's damage never reads as another's.
 """
 
 from __future__ import annotations
@@ -24,8 +27,8 @@ from env_servers.sandbox.base import (
     SandboxUnavailable,
 )
 from env_servers.sandbox.cgroups import per_process_limits
-from env_servers.sandbox.channel import Launcher, WorkerChannel
-from env_servers.sandbox.framing import WorkerLost, encode, read_frame
+from env_servers.sandbox.channel import CapsNotSet, Launcher, WorkerChannel
+from env_servers.sandbox.framing import WorkerLost, encode_request, read_frame
 from env_servers.sandbox.results import build_result, lost_result
 
 DEFAULT_RECYCLE_AFTER = 2000
@@ -39,11 +42,15 @@ def validate(request: RunRequest) -> None:
     """Raise ValueError, saying what to fix, for a request no backend should run."""
     if not isinstance(request.program, str):
         raise ValueError("RunRequest.program must be a str of Python source")
-    if not isinstance(request.tests, (tuple, list)) or not all(isinstance(t, str) for t in request.tests):
-        raise ValueError("RunRequest.tests must be a tuple of str (one assert or block each)")
+    for field in ("tests", "untrusted_tests"):
+        tests = getattr(request, field)
+        if not isinstance(tests, (tuple, list)) or not all(isinstance(t, str) for t in tests):
+            raise ValueError(f"RunRequest.{field} must be a tuple of str (one assert or block each)")
+    if not isinstance(request.setup, str):
+        raise ValueError("RunRequest.setup must be a str of Python source (the task's own helpers)")
     if not all(isinstance(name, str) and name.isidentifier() for name in request.entry_points):
         raise ValueError("RunRequest.entry_points must be a tuple of Python identifiers")
-    size = len(request.program) + sum(len(test) for test in request.tests)
+    size = len(request.program) + len(request.setup) + sum(len(test) for test in request.all_tests)
     if size > MAX_SOURCE_CHARS:
         raise ValueError(f"program and tests hold {size} characters; the limit is {MAX_SOURCE_CHARS}")
     limits = request.limits
@@ -54,7 +61,7 @@ def validate(request: RunRequest) -> None:
             raise ValueError(f"Limits.{field} must be positive")
 
 
-_LOST = object()  # a run whose worker died before replying
+_LOST = object()  # a run whose worker died (or answered out of turn) before replying
 
 
 class _Slot:
@@ -98,10 +105,8 @@ class _Slot:
     async def run(self, request: RunRequest) -> RunResult:
         was_warm = self.channel is not None and self.runs > 0
         result = await self._run_once(request)
-        if result is _LOST and was_warm:
-            result = await self._run_once(
-                request
-            )  # the warm worker had died while idle: retry once on a new one
+        if result is _LOST and was_warm:  # the warm worker had died while idle, or held an earlier frame
+            result = await self._run_once(request)  # retry once on a new one
         if result is _LOST:
             return lost_result(request, STATUS_CRASHED, self.lost_reason, 0.0)
         return result
@@ -111,20 +116,27 @@ class _Slot:
         nonce = secrets.token_hex(16)
         limits = asdict(request.limits)
         if channel.memory_capped:
-            await channel.apply_limits(request.limits.memory_bytes, request.limits.max_processes)
+            try:
+                await channel.apply_limits(request.limits.memory_bytes, request.limits.max_processes)
+            except CapsNotSet as error:
+                await self.discard()
+                return lost_result(request, STATUS_CRASHED, f"{error}; the run was not started", 0.0)
         elif self.pool.secure:  # no cap over all processes: split the limit between them
             limits["memory_bytes"], limits["max_processes"] = per_process_limits(
                 request.limits.memory_bytes, request.limits.max_processes
             )
         oom_kills = channel.oom_kills()
-        frame = encode(
+        frame = encode_request(
             {
                 "nonce": nonce,
                 "program": request.program,
+                "setup": request.setup,
                 "tests": list(request.tests),
+                "untrusted_tests": list(request.untrusted_tests),
                 "limits": limits,
                 "entry_points": list(request.entry_points),
-            }
+            },
+            untrusted_tests=bool(request.untrusted_tests),
         )
         reply_limit = 12 * request.limits.max_output_bytes + (4 << 20)
         started = time.monotonic()
@@ -153,24 +165,26 @@ class _Slot:
             return _LOST
         if channel.oom_kills() > oom_kills:
             reply["oom_killed"] = True
-        if reply.get("lost") is True:  # the program killed its judge; the supervisor is fine
-            self.runs += 1
+        retires = bool(reply.get("retire"))  # the run left something behind: a fresh worker for the next
+        if reply.get("lost") is True:  # the program killed its judge, or the judge overran
+            await self.discard()
+            status = STATUS_CRASHED
+            if reply.get("oom_killed"):
+                status = STATUS_MEMORY
+            elif reply.get("timed_out") is True:
+                status = STATUS_TIMEOUT
             return lost_result(
                 request,
-                STATUS_MEMORY if reply.get("oom_killed") else STATUS_CRASHED,
+                status,
                 str(reply.get("detail", "the run's judge ended before replying"))[:500],
                 time.monotonic() - started,
             )
-        if reply.get("nonce") != nonce:
+        if reply.get("nonce") != nonce:  # stale or forged: not this run's, so no verdict of it
             await self.discard()
-            return lost_result(
-                request,
-                STATUS_CRASHED,
-                "the sandbox worker answered out of turn; it was restarted",
-                time.monotonic() - started,
-            )
+            self.lost_reason = "the sandbox worker answered out of turn; it was restarted"
+            return _LOST
         self.runs += 1
-        if self.runs >= self.pool.recycle_after:
+        if retires or self.runs >= self.pool.recycle_after:
             await self.discard()
         return build_result(request, reply, nonce)
 

@@ -4,6 +4,8 @@ The status is decided here, on the host. Only records carrying this run's nonce
 count, and only a run whose child wrote its "done" record after the last test
 can be "ok": an early exit, a signal or a lost
 worker reads as "crashed" (or "timeout" / "memory" when that is what happened).
+Every text of a result is valid UTF-8: a lone surrogate (a program can put one
+in an exception message or its output) is escaped (backslashreplace).
 """
 
 from __future__ import annotations
@@ -34,6 +36,15 @@ _NOT_RUN = {
 }
 
 
+def printable(text: str) -> str:
+    """`text` with lone surrogates escaped, so protobuf and JSON encoders take it."""
+    try:
+        text.encode("utf-8")
+        return text
+    except UnicodeEncodeError:
+        return text.encode("utf-8", "backslashreplace").decode("utf-8")
+
+
 def _parse_records(lines: list, nonce: str) -> list[dict]:
     """The run's own records (JSON lines from the shared design's child, objects from a split judge).
 
@@ -61,7 +72,7 @@ def _decide_status(reply: dict, records: list[dict], memory_hit: bool) -> tuple[
     if program.get("program") == STATUS_MEMORY or memory_hit:
         return STATUS_MEMORY, str(program.get("detail", ""))
     if finished and program.get("program") in (STATUS_SYNTAX_ERROR, STATUS_ERROR):
-        return program["program"], str(program.get("detail", ""))
+        return program["program"], printable(str(program.get("detail", "")))
     if finished and program.get("program") == STATUS_OK:
         return STATUS_OK, ""
     if killed_by:
@@ -72,33 +83,35 @@ def _decide_status(reply: dict, records: list[dict], memory_hit: bool) -> tuple[
 def build_result(request: RunRequest, reply: dict, nonce: str) -> RunResult:
     """Combine the request's tests with the records the worker relayed."""
     records = _parse_records(reply.get("records") or [], nonce)
+    tests = request.all_tests
     by_index: dict[int, dict] = {}
     for record in records:
         index = record.get("test")
-        if isinstance(index, int) and 0 <= index < len(request.tests) and index not in by_index:
+        if isinstance(index, int) and 0 <= index < len(tests) and index not in by_index:
             by_index[index] = record
     memory_hit = any(r.get("memory") is True for r in by_index.values())
     status, note = _decide_status(reply, records, memory_hit)
     outcomes = []
-    for index, test in enumerate(request.tests):
+    for index, test in enumerate(tests):
         record = by_index.get(index)
         if record is None:
             outcomes.append(TestOutcome(test=test, passed=False, detail=_NOT_RUN[status]))
         else:
-            outcomes.append(
-                TestOutcome(
-                    test=test, passed=record.get("passed") is True, detail=str(record.get("detail", ""))
-                )
-            )
+            detail = printable(str(record.get("detail", "")))
+            outcomes.append(TestOutcome(test=test, passed=record.get("passed") is True, detail=detail))
     stderr = str(reply.get("stderr", ""))
     if note:
         stderr = (stderr + ("\n" if stderr and not stderr.endswith("\n") else "") + note)[-STDERR_CHARS:]
+    try:
+        wall_seconds = float(reply.get("wall_seconds") or 0.0)
+    except (TypeError, ValueError):
+        wall_seconds = 0.0
     return RunResult(
         status=status,
         tests=outcomes,
-        stdout=str(reply.get("stdout", "")),
-        stderr=stderr,
-        wall_seconds=float(reply.get("wall_seconds") or 0.0),
+        stdout=printable(str(reply.get("stdout", ""))),
+        stderr=printable(stderr),
+        wall_seconds=wall_seconds,
     )
 
 
@@ -106,7 +119,7 @@ def lost_result(request: RunRequest, status: str, reason: str, wall_seconds: flo
     """The result of a run whose worker died or stopped answering."""
     return RunResult(
         status=status,
-        tests=[TestOutcome(test=t, passed=False, detail=_NOT_RUN[status]) for t in request.tests],
-        stderr=reason,
+        tests=[TestOutcome(test=t, passed=False, detail=_NOT_RUN[status]) for t in request.all_tests],
+        stderr=printable(reason),
         wall_seconds=wall_seconds,
     )

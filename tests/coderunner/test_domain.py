@@ -164,22 +164,23 @@ async def test_a_program_that_hangs_times_out(sandbox):
     assert step.reward == 0.0 and not step.terminated
 
 
-async def test_the_typing_leak_pitfall_a_program_using_list_without_importing_it_fails(
+async def test_score_gives_the_program_the_prompts_own_imports_as_the_official_evaluator_does(
         domain, humaneval_records):
+    """HumanEval/0's prompt imports List; the official evaluator runs prompt + completion, so a
+    program that uses List without importing it passes there. Score runs the prompt's own code as
+    the task's trusted setup: the same verdict, from the task's import, never an earlier run's."""
     record = humaneval_records["HumanEval/0"]
     body = record["canonical_solution"]
     unimported = ("def has_close_elements(numbers: List[float], threshold: float) -> bool:\n"
                   + body)
     state = reset(domain, "HumanEval/0").state
     step = await domain.step(state, unimported)
-    assert step.reward == 0.0
-    assert "NameError: name 'List' is not defined" in step.observation
-    score = await domain.score(step.state)
-    assert not score.success and score.score == 0.0
-    assert "raised an error while loading" in score.details
-
+    assert (await domain.score(step.state)).success
     imported = await domain.step(state, "from typing import List\n" + unimported)
     assert (await domain.score(imported.state)).success
+    wrong = await domain.step(state, "def has_close_elements(numbers: List[float], threshold: float):\n"
+                                     "    return False\n")
+    assert not (await domain.score(wrong.state)).success
 
 
 async def test_score_runs_the_hidden_tests_on_the_latest_program_alone(domain, sandbox,
@@ -315,3 +316,14 @@ async def test_a_wrong_program_cannot_forge_its_reward_or_its_score(domain, name
     assert step.reward == 0.0 and not step.terminated, step.observation
     score = await domain.score(step.state)
     assert not score.success and score.score == 0.0
+
+
+async def test_steps_and_probes_see_the_tasks_own_helpers(domain, humaneval_records):
+    # HumanEval/32's find_zero relies on the prompt's helper poly; a program that
+    # leaves the helper out is judged with the task's own, at Step as at Score
+    record = humaneval_records["HumanEval/32"]
+    program = "def find_zero(xs: list):\n" + record["canonical_solution"]
+    step = await domain.step(reset(domain, "HumanEval/32").state, program)
+    assert step.terminated and step.reward == 1.0, step.observation
+    assert step.answer_key
+    assert (await domain.score(step.state)).success

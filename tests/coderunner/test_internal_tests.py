@@ -125,3 +125,21 @@ def test_an_example_with_an_unquoted_word_is_no_example():
 
 def test_the_smoke_test_checks_the_entry_point_exists():
     assert smoke_test("add") == "assert callable(add)"
+
+
+def test_a_comment_after_an_example_call_keeps_its_expected_value():
+    """HumanEval/32: the comment on the call line once swallowed `== -0.5`, so any number passed."""
+    prompt = (
+        "def find_zero(xs: list):\n"
+        '    """\n'
+        "    >>> round(find_zero([1, 2]), 2) # f(x) = 1 + 2x\n"
+        "    -0.5\n"
+        "    >>> find_zero([3])  # an example with no expected value is no example\n"
+        "\n"
+        "    find_zero([4, 2]) ==> -2.0  # and an arrow example with a comment\n"
+        '    """\n'
+    )
+    assert docstring_examples(prompt, "find_zero", 5) == [
+        "assert round(find_zero([1, 2]), 2) == -0.5",
+        "assert find_zero([4, 2]) == -2.0",
+    ]

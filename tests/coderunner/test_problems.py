@@ -3,12 +3,14 @@ that accept the reference solutions (run for real in the sandbox)."""
 
 from __future__ import annotations
 
+import ast
 import asyncio
 import json
 
 import pytest
 
 from env_servers.coderunner.problems import DatasetError, load_problems
+from env_servers.coderunner.pysource import parse
 from env_servers.coderunner.tasks import TaskSet
 from env_servers.sandbox import RunRequest
 from env_servers.sandbox.base import Limits
@@ -37,9 +39,23 @@ def test_humaneval_hidden_tests_call_check_on_the_entry_point():
     assert "def check" not in problem.prompt
 
 
-def test_mbpp_tests_carry_their_imports():
-    volume = next(p for p in load_problems(data_file("sanitized-mbpp.json")) if p.task_id == "Mbpp/82")
-    assert all(test.startswith("import math\nassert ") for test in volume.hidden_tests)
+def test_mbpp_setup_holds_the_test_imports_and_the_reference_codes_own():
+    problems = {p.task_id: p for p in load_problems(data_file("sanitized-mbpp.json"))}
+    assert problems["Mbpp/82"].setup == "import math\n"  # in test_imports and in the code: once
+    assert all(test.startswith("assert ") for test in problems["Mbpp/82"].hidden_tests)
+    assert problems["Mbpp/596"].setup == "import sys\n"  # its tests use sys; only its code imports it
+
+
+def test_humaneval_setup_is_the_prompt_without_the_entry_point():
+    problems = {p.task_id: p for p in load_problems(data_file("HumanEval.jsonl.gz"))}
+    poly = problems["HumanEval/32"].setup
+    assert poly.startswith("import math\n") and "def poly(xs: list, x: float):" in poly
+    assert "def find_zero" not in poly
+    assert problems["HumanEval/0"].setup == "from typing import List\n"
+    assert "def encode_cyclic" in problems["HumanEval/38"].setup
+    assert "def decode_cyclic" not in problems["HumanEval/38"].setup
+    lats = {p.task_id: p for p in load_problems(data_file("lats_humaneval-py.jsonl"))}
+    assert all(f"def {p.entry_point}" not in p.setup for p in lats.values())
 
 
 @pytest.mark.parametrize(("records", "message"), [
@@ -78,7 +94,7 @@ async def test_every_humaneval_reference_solution_passes_its_hidden_tests(
     limits = Limits(wall_seconds=20.0, cpu_seconds=20)
     results = await asyncio.gather(*(
         sandbox.run(RunRequest(canonical_program(humaneval_records[p.task_id]), p.hidden_tests,
-                               limits, (p.entry_point,))) for p in problems))
+                               limits, (p.entry_point,), setup=p.setup)) for p in problems))
     failed = [p.task_id for p, r in zip(problems, results) if not r.all_passed]
     assert failed == []
     # ...and a wrong program fails them: the check can fail.
@@ -87,13 +103,33 @@ async def test_every_humaneval_reference_solution_passes_its_hidden_tests(
     assert not wrong.all_passed
 
 
-async def test_every_sanitized_mbpp_reference_solution_passes_its_hidden_tests(sandbox):
+def without_imports(code: str) -> str:
+    """`code` with its top-level import statements removed."""
+    tree = parse(code)
+    lines = code.splitlines(keepends=True)
+    dropped = {index for node in tree.body if isinstance(node, (ast.Import, ast.ImportFrom))
+               for index in range(node.lineno - 1, node.end_lineno)}  # fmt: skip
+    return "".join(line for index, line in enumerate(lines) if index not in dropped)
+
+
+@pytest.mark.timeout(600)
+async def test_every_sanitized_mbpp_reference_solution_passes_with_and_without_its_own_imports(sandbox):
+    """The tests see the task's imports as trusted setup, whatever the program imports (Mbpp/596)."""
     raw = {f"Mbpp/{r['task_id']}": r["code"]
            for r in json.loads((data_file("sanitized-mbpp.json")).read_text())}
     problems = load_problems(data_file("sanitized-mbpp.json"))
     limits = Limits(wall_seconds=20.0, cpu_seconds=20)
-    results = await asyncio.gather(*(
-        sandbox.run(RunRequest(raw[p.task_id], p.hidden_tests, limits, (p.entry_point,)))
-        for p in problems))
-    failed = [p.task_id for p, r in zip(problems, results) if not r.all_passed]
-    assert failed == []
+    stripped = {p.task_id: without_imports(raw[p.task_id]) for p in problems}
+    assert sum(stripped[p.task_id] != raw[p.task_id] for p in problems) > 50  # many import something
+    for programs in (raw, stripped):
+        results = await asyncio.gather(*(
+            sandbox.run(RunRequest(programs[p.task_id], p.hidden_tests, limits, (p.entry_point,),
+                                   setup=p.setup))
+            for p in problems))
+        failed = [p.task_id for p, r in zip(problems, results) if not r.all_passed]
+        assert failed == []
+    # ...and without the task's setup, the stripped programs fail: the check can fail.
+    no_setup = await asyncio.gather(*(
+        sandbox.run(RunRequest(stripped[p.task_id], p.hidden_tests, limits, (p.entry_point,)))
+        for p in problems if stripped[p.task_id] != raw[p.task_id]))
+    assert sum(not r.all_passed for r in no_setup) > 10

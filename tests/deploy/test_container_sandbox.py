@@ -1,11 +1,14 @@
 """The sandbox's hazard suite, run *inside* the code-runner container as deployed.
 
 The compose file's `coderunner` service (non-root, no capabilities, read-only
-root, its seccomp profile, unmasked /proc) runs tests/sandbox/test_hazards.py
-with its own interpreter: bubblewrap must contain every hazard there, and the
-unsandboxed control must show each escape, proving the checks can fail inside
-a container too. pytest and its plugins (pure Python) are copied in from this
-environment; the tests are mounted read-only.
+root, its seccomp profile, unmasked /proc) runs the hazard files (escapes,
+verdict forgery, kernel objects left for later runs) with its own interpreter:
+bubblewrap must contain every hazard there, and the unsandboxed control must
+show each one working, proving the checks can fail inside a container too
+(a hazard the container itself closes to the control, such as the keyring
+calls its seccomp profile denies, is skipped with that reason). pytest and its
+plugins (pure Python) are copied in from this environment; the tests are
+mounted read-only.
 """
 
 from __future__ import annotations
@@ -23,6 +26,7 @@ from tests.deploy.images import IMAGE, POSTGRES_IMAGE
 
 TEST_DISTRIBUTIONS = ("pytest", "pluggy", "iniconfig", "packaging", "pytest-asyncio",
                       "pytest-timeout")
+HAZARD_FILES = ("test_hazards.py", "test_verdict_hazards.py", "test_kernel_object_hazards.py")
 
 
 def _copy_distributions(target: Path) -> None:
@@ -46,7 +50,7 @@ def _readable(folder: Path) -> None:
             os.chmod(Path(root) / name, 0o644)
 
 
-@pytest.mark.timeout(600)
+@pytest.mark.timeout(1500)
 def test_the_hazard_suite_passes_inside_the_code_runner_container(deploy_engine, tmp_path):
     root = Path(__file__).resolve().parents[2]
     site = tmp_path / "site"
@@ -62,14 +66,14 @@ def test_the_hazard_suite_passes_inside_the_code_runner_container(deploy_engine,
             "run", "--rm", "--no-deps", "-T", "--entrypoint", "python",
             "-v", f"{site}:/hazard/site:ro", "-v", f"{root / 'tests'}:/hazard/tests:ro",
             "-v", f"{home}:/home/lats", "-e", "PYTHONPATH=/hazard/site:/hazard",
-            "coderunner", "-m", "pytest", "/hazard/tests/sandbox/test_hazards.py",
+            "coderunner", "-m", "pytest", *(f"/hazard/tests/sandbox/{name}" for name in HAZARD_FILES),
             "-k", "not docker", "-p", "no:cacheprovider", "--rootdir", "/hazard",
             "-o", "asyncio_mode=auto", "-o", "asyncio_default_fixture_loop_scope=function",
-            "-q", "-rs", env=env, project=project, check=False, timeout=540)
+            "-q", "-rs", env=env, project=project, check=False, timeout=1400)
         output = run.stdout + run.stderr
         assert run.returncode == 0, output[-4000:]
         passed = re.search(r"(\d+) passed", output)
-        assert passed and int(passed.group(1)) >= 20, output[-2000:]
+        assert passed and int(passed.group(1)) >= 80, output[-2000:]
     finally:
         compose("down", "--volumes", "--remove-orphans", "--timeout", "5", env=env,
                 project=project, check=False, timeout=300)

@@ -126,3 +126,26 @@ def test_auto_is_bubblewrap_and_unknown_names_are_refused():
     assert make_sandbox().name == "bwrap" and make_sandbox().secure
     with pytest.raises(ValueError, match="unknown sandbox 'chroot'"):
         make_sandbox("chroot")
+
+
+async def test_a_cap_the_kernel_refuses_for_a_moment_is_set_once_the_memory_is_freed():
+    """A retired worker's shared memory is freed just after it is gone: lowering the cap waits for that."""
+    import errno
+
+    from env_servers.sandbox.channel import CapsNotSet, until_memory_is_freed
+
+    attempts = []
+
+    def busy_twice():
+        attempts.append(1)
+        if len(attempts) < 3:
+            raise OSError(errno.EBUSY, "Device or resource busy")
+
+    await until_memory_is_freed(busy_twice)
+    assert len(attempts) == 3
+
+    def always_busy():
+        raise OSError(errno.EBUSY, "Device or resource busy")
+
+    with pytest.raises(CapsNotSet, match="could not be set"):
+        await until_memory_is_freed(always_busy, seconds=0.1)

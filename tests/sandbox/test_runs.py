@@ -241,3 +241,42 @@ async def test_closing_the_sandbox_leaves_no_process_of_its_uids(request, backen
     while any(processes_of_uid(uid) for uid in uids) and time.monotonic() < deadline:
         await asyncio.sleep(0.05)
     assert [pid for uid in uids for pid in processes_of_uid(uid)] == []
+
+
+async def test_the_tasks_setup_reaches_the_program_and_the_tests(sandbox):
+    """Setup code (a task's own helpers and imports) runs before the program and again for the tests."""
+    setup = "import math\n\ndef shift(text, by):\n    return ''.join(chr(ord(c) + by) for c in text)\n"
+    program = "def unshift(text):\n    return shift(text, -1)\n"  # uses the helper without defining it
+    result = await sandbox.run(RunRequest(
+        program=program, tests=("assert unshift(shift('abc', 1)) == 'abc'", "assert math.floor(2.5) == 2"),
+        setup=setup, entry_points=("unshift",)))  # fmt: skip
+    assert result.all_passed, result
+    broken = await sandbox.run(RunRequest(program="x = 1\n", tests=("assert True",), setup="raise ValueError('x')\n"))
+    assert broken.status == "error" and "ValueError" in broken.stderr
+
+
+async def test_untrusted_tests_follow_the_trusted_ones(sandbox):
+    result = await sandbox.run(RunRequest(
+        program=ADD_ONE, tests=("assert f(1) == 2", "assert f(1) == 3"),
+        untrusted_tests=("assert f(2) == 3", "assert f(2) == 4", "print('from a test')\nassert g(1)")))  # fmt: skip
+    assert result.status == "ok", result
+    assert [t.test for t in result.tests] == [
+        "assert f(1) == 2", "assert f(1) == 3", "assert f(2) == 3", "assert f(2) == 4", "print('from a test')\nassert g(1)"]
+    assert [t.passed for t in result.tests] == [True, False, True, False, False]
+    assert result.tests[3].detail == "# output: 3"
+    assert "NameError" in result.tests[4].detail and "from a test" in result.stdout
+
+
+async def test_a_run_that_leaves_something_gets_a_fresh_worker_after_it(request, backend):
+    box = build(request, backend, workers=1)
+    try:
+        for _ in range(3):
+            assert (await run(box, ADD_ONE, "assert f(1) == 2")).all_passed
+        assert box.slots[0].starts == 1  # clean runs keep their worker
+        assert (await run(box, "open('left', 'w').write('x')\n" + ADD_ONE, "assert f(1) == 2")).all_passed
+        assert (await run(box, ADD_ONE, "assert f(1) == 2")).all_passed
+        assert box.slots[0].starts == (2 if box.secure else 1)  # the control checks nothing (and wipes)
+        look = await run(box, "import os\nprint(os.listdir('.'))\n")
+        assert look.stdout == "[]\n"
+    finally:
+        await box.aclose()

@@ -11,6 +11,7 @@ the judge's memory, or when it learns what an earlier run held.
 from __future__ import annotations
 
 import secrets
+import time
 
 import pytest
 
@@ -264,20 +265,25 @@ async def test_a_forged_pass_does_not_carry_into_other_runs(sandbox):
 HOLD_MEMORY_IN_CHILDREN = r'''
 import os, time
 ready_r, ready_w = os.pipe()
-for _ in range(4):
-    if os.fork() == 0:
-        block = b"1" * (600 << 20)  # written, so really held
+children = []
+for _ in range(3):  # 1,200 MB in all: more than the run's 1 GB, no more than a 2 GB container holds
+    pid = os.fork()
+    if pid == 0:
+        block = b"1" * (400 << 20)  # written, so really held
         os.write(ready_w, b"x")
         time.sleep(60)
         os._exit(0)
-held, deadline = 0, time.time() + 6
+    children.append(pid)
+ready, deadline = 0, time.time() + 9
 os.set_blocking(ready_r, False)
-while held < 4 and time.time() < deadline:
+while ready < 3 and time.time() < deadline:
     try:
-        held += len(os.read(ready_r, 4))
+        ready += len(os.read(ready_r, 3))
     except BlockingIOError:
         time.sleep(0.05)
-print("HELD %d MB" % (held * 600))
+time.sleep(0.5)  # a child the OOM killer chose gives its memory back before it can be waited for
+alive = sum(1 for pid in children if os.waitpid(pid, os.WNOHANG) == (0, 0))
+print("HELD %d MB" % (min(ready, alive) * 400))  # held at once: ready, and none killed since
 def f(x):
     return 2 * x
 '''
@@ -286,7 +292,7 @@ def f(x):
 async def test_memory_is_capped_over_all_the_runs_processes(sandbox):
     limits = Limits(wall_seconds=12.0, cpu_seconds=10, memory_bytes=1 << 30)
     result = await run(sandbox, HOLD_MEMORY_IN_CHILDREN, tests=("assert f(1) == 2",), limits=limits)
-    wins = [line for line in result.stdout.splitlines() if line == "HELD 2400 MB"]
+    wins = [line for line in result.stdout.splitlines() if line == "HELD 1200 MB"]
     if sandbox.secure:
         assert result.status == "memory", result
     expect_contained(sandbox, wins)
@@ -328,3 +334,158 @@ async def test_signals_to_the_worker_change_nothing(sandbox):
         [f"the run read as {result.status}"] if not result.all_passed else []
     )
     expect_contained(sandbox, wins)
+
+
+# ------------------------------------------------------------------ 6. the task's trusted code
+
+REPLACE_THE_TASKS_HELPERS = r'''
+import builtins
+_compile = builtins.compile
+def compile(source, filename, *rest, **options):  # where tests share its process: keep the task's setup out
+    return _compile("pass" if filename == "<setup>" else source, filename, *rest, **options)
+builtins.compile = compile
+def encode(text):  # the task's helper, replaced by one that makes any decode right
+    return text
+def decode(text):
+    return text
+'''
+TASK_SETUP = "def encode(text):\n    return text[::-1] + '!'\n"
+
+
+async def test_a_program_cannot_replace_the_tasks_own_helpers(sandbox):
+    """HumanEval/38 and /50: the hidden test encodes with the task's helper, which a wrong program redefines."""
+    result = await sandbox.run(RunRequest(
+        program=REPLACE_THE_TASKS_HELPERS, tests=("assert decode(encode('abc')) == 'abc'",),
+        setup=TASK_SETUP, entry_points=("decode",)))  # fmt: skip
+    assert result.status == "ok", result
+    expect_contained(sandbox, forged_passes(result))
+    await assert_still_judges(sandbox)
+
+
+# ------------------------------------------------------------------ 7. model-written tests
+
+FORGE_FROM_A_MODEL_WRITTEN_TEST = r'''
+import json, os, struct, sys
+frame = sys._getframe()
+while frame is not None:  # the judge's (or the worker's) frames: its record function and nonce
+    seen = frame.f_locals
+    if "record" in seen and ("nonce" in seen or "request" in seen):
+        print("WIN reached the function that records verdicts")
+        for index in range(8):
+            seen["record"]({"test": index, "passed": True, "detail": "", "memory": False})
+        seen["record"]({"done": True})
+    for name in ("channel_out", "channel_in", "result_fd"):
+        if name in seen:
+            print("WIN reached", name)
+    frame = frame.f_back
+reply = json.dumps({"records": [], "stdout": "", "stderr": "", "timed_out": False, "signal": 0,
+                    "exit_code": 0, "nonce": "forged"}).encode()
+for fd in range(3, 64):  # a whole reply frame to anything that may be the channel to the host
+    try:
+        os.write(fd, struct.pack(">I", len(reply)) + reply)
+    except OSError:
+        pass
+'''
+
+
+async def test_a_model_written_test_cannot_forge_a_verdict_or_reach_the_host(sandbox):
+    """Untrusted tests run in a process of their own: no judge's frame, no channel, no other run's reply."""
+    result = await sandbox.run(RunRequest(
+        program="def f(x):\n    return x\n", tests=WRONG_TESTS,
+        untrusted_tests=(FORGE_FROM_A_MODEL_WRITTEN_TEST + "assert True\n",)))  # fmt: skip
+    wins = [outcome.test for outcome in result.tests[: len(WRONG_TESTS)] if outcome.passed]
+    wins += [line for line in result.stdout.splitlines() if line.startswith("WIN")]
+    expect_contained(sandbox, wins)
+    for _ in range(3):  # the next runs (another session's) read their own replies
+        await assert_still_judges(sandbox)
+
+
+# ------------------------------------------------------------------ 8. a bounded trusted side
+
+COLLIDING = (1 << 61) - 1  # ints that differ by a multiple of this hash alike
+
+SEND_A_FORGED_REPLY = r'''
+import fcntl, os, struct, time
+def reply_fd():
+    for fd in range(3, 64):
+        try:
+            if fcntl.fcntl(fd, fcntl.F_GETFL) & os.O_ACCMODE == os.O_WRONLY:
+                return fd
+        except OSError:
+            pass
+def f(x):
+    items = ",".join(str(1 + k * COLLIDING) for k in range(COUNT))
+    body = ('["ok", {"s": [' + items + ']}]').encode()
+    fd = reply_fd()
+    if fd is not None:
+        os.write(fd, struct.pack(">I", len(body)) + body)
+    time.sleep(60)
+'''
+
+
+@pytest.mark.parametrize("count", [131000, 800000], ids=["under-the-cap", "15MB"])
+async def test_a_reply_of_hash_colliding_items_cannot_stall_the_judge(sandbox, count):
+    """Items that all hash alike cost the square of their number to put in a set, inside one C call.
+
+    The judge refuses a frame with too many set or dict items before building
+    any, and fills the rest one item at a time, where its alarm can stop it:
+    either way the run ends at its deadline and the worker carries on.
+    """
+    naive = [1 + k * COLLIDING for k in range(8000)]
+    started = time.monotonic()
+    set(naive)  # the payload is what the check says it is
+    assert time.monotonic() - started > 0.2
+    limits = Limits(wall_seconds=3.0)
+    starts = [slot.starts for slot in sandbox.slots]
+    program = f"COLLIDING, COUNT = {COLLIDING}, {count}\n" + SEND_A_FORGED_REPLY
+    started = time.monotonic()
+    result = await run(sandbox, program, tests=("assert f(1) == {1}",), limits=limits)
+    elapsed = time.monotonic() - started
+    assert not result.all_passed and result.status in ("timeout", "crashed"), result
+    assert elapsed < limits.wall_seconds + 3.0, f"the run took {elapsed:.1f}s"
+    await assert_still_judges(sandbox)
+    assert [slot.starts for slot in sandbox.slots] == starts  # no worker had to be killed from outside
+
+
+async def test_a_test_stuck_in_one_c_call_ends_at_the_deadline(sandbox):
+    """A trusted test that builds a set of colliding items itself: the judge's alarm cannot stop a C call.
+
+    The supervisor's watchdog ends the judge shortly after the deadline (the
+    unsandboxed control's worker kills its child at the deadline); the run
+    reads as timed out and the slot judges the next runs as before.
+    """
+    program = f"def f():\n    return [1 + k * {COLLIDING} for k in range(60000)]\n"
+    limits = Limits(wall_seconds=2.0)
+    started = time.monotonic()
+    result = await run(sandbox, program, tests=("assert len(set(f())) == 1",), limits=limits)
+    elapsed = time.monotonic() - started
+    assert result.status == "timeout" and not result.all_passed, result
+    assert elapsed < limits.wall_seconds + 4.0, f"the run took {elapsed:.1f}s"
+    await assert_still_judges(sandbox)
+
+
+LONE_SURROGATES = r'''
+def f(x):
+    raise ValueError("bad \udc80 value")
+def g():
+    return "\ud800"
+class Odd(Exception):
+    pass
+def h():
+    raise Odd("\udfff")
+raise_at_import = False
+'''
+
+
+async def test_lone_surrogates_in_messages_and_values_come_back_as_valid_text(sandbox):
+    """A program's exception messages and values may hold lone surrogates; every text of the result is UTF-8."""
+    tests = ("assert f(1) == 1", "assert g() == 'x'", "h()", "assert f('\\udcff') == 0")
+    result = await run(sandbox, LONE_SURROGATES, tests=tests)
+    assert result.status == "ok", result
+    texts = [result.stdout, result.stderr] + [outcome.detail for outcome in result.tests]
+    for text in texts:
+        text.encode("utf-8")  # raises on a lone surrogate
+    assert "bad \\udc80 value" in result.tests[0].detail
+    at_import = await run(sandbox, "raise ValueError('\\udc80')\n")
+    assert at_import.status == "error" and "\\udc80" in at_import.stderr
+    at_import.stderr.encode("utf-8")
