@@ -98,14 +98,19 @@ def domain_command(name: str) -> click.Command:
 
 
 class EnvironmentCommands(click.Group):
-    """One subcommand per registered domain, built when asked for."""
+    """One subcommand per registered domain, built when asked for by `make_command`
+    (default: the gRPC server's)."""
+
+    def __init__(self, *args, make_command=None, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.make_command = make_command or domain_command
 
     def list_commands(self, ctx: click.Context) -> list[str]:
         return sorted(registered_domains())
 
     def get_command(self, ctx: click.Context, name: str) -> click.Command | None:
         try:
-            return domain_command(name)
+            return self.make_command(name)
         except UnknownDomain as error:
             raise click.UsageError(str(error), ctx) from None
         except Exception as error:  # a broken plugin: say so, do not hide the others

@@ -37,7 +37,6 @@ import asyncio
 import hashlib
 import logging
 import time
-from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 

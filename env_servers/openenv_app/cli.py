@@ -14,10 +14,10 @@ from pathlib import Path
 
 import click
 
-from env_servers.cli import snapshot_key_of
+from env_servers.cli import EnvironmentCommands, snapshot_key_of
 from env_servers.core import CannotServe, EnvSettings
 from env_servers.core.domain_settings import build_settings, settings_options
-from env_servers.registry import UnknownDomain, domain_class, registered_domains
+from env_servers.registry import domain_class
 
 
 def _options() -> list[click.Option]:
@@ -86,19 +86,7 @@ def openenv_command(name: str) -> click.Command:
              "(openenv-core's HTTP and WebSocket server) until SIGTERM.")
 
 
-class OpenEnvCommands(click.Group):
-    """One subcommand per registered domain, built when asked for."""
-
-    def list_commands(self, ctx: click.Context) -> list[str]:
-        return sorted(registered_domains())
-
-    def get_command(self, ctx: click.Context, name: str) -> click.Command | None:
-        try:
-            return openenv_command(name)
-        except UnknownDomain as error:
-            raise click.UsageError(str(error), ctx) from None
-
-
-serve_openenv = OpenEnvCommands(
-    "openenv", help="Serve one of our environments to OpenEnv clients (needs the openenv "
-                    "extra): lats serve openenv NAME [OPTIONS].")
+serve_openenv = EnvironmentCommands(
+    "openenv", make_command=openenv_command,
+    help="Serve one of our environments to OpenEnv clients (needs the openenv extra): "
+         "lats serve openenv NAME [OPTIONS].")

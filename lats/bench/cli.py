@@ -23,7 +23,6 @@ import time
 from pathlib import Path
 
 import click
-import grpc
 
 from lats_pb import environment_pb2 as env_pb
 from lats_pb import environment_pb2_grpc as env_grpc

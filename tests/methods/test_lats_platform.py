@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import json
 
-import pytest
 from lats_pb import environment_pb2 as env_pb
 
 from planner.environment import Environment, EnvState, Started, Stepped, TaskRef
