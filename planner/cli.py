@@ -16,7 +16,6 @@ from lats_runtime.channels import open_channel
 from lats_runtime.serving import ServerOptions, ServiceSpec, serve_forever
 from lats_pb import llm_pb2, planner_pb2, planner_pb2_grpc
 
-from planner.environment_client import ENV_PROTOCOLS
 from planner.event_printer import EventPrinter
 
 
@@ -49,10 +48,6 @@ def advertised_address(host: str, port: int, advertise: str | None) -> str:
               show_default="~/.local/share/lats/runs.sqlite3",
               help="Where runs are stored: a SQLite file, or postgresql://USER:PASS@HOST/DB "
                    "shared by every planner replica (any replica then answers GetRun).")
-@click.option("--env-protocol", type=click.Choice(ENV_PROTOCOLS), default="stateless",
-              envvar="LATS_ENV_PROTOCOL", show_default=True,
-              help="How environments are played: stateless Start/Transition (any replica "
-                   "serves any call), or sessions (Restore/Step/Snapshot/Close; one replica).")
 @click.option("--heartbeat", default=5.0, type=click.FloatRange(min=0, min_open=True),
               envvar="LATS_HEARTBEAT", show_default=True,
               help="Seconds between renewals of this planner's lease on its runs.")
@@ -75,7 +70,7 @@ def advertised_address(host: str, port: int, advertise: str | None) -> str:
               envvar="LATS_METRICS_PORT", show_envvar=True,
               help="Serve Prometheus metrics at http://HOST:PORT/metrics (0 = any free port; "
                    "unset = no metrics endpoint).")
-def serve_planner(host, port, gateway, db, env_protocol, heartbeat, lease, max_runs,
+def serve_planner(host, port, gateway, db, heartbeat, lease, max_runs,
                   env_timeout, model_timeout, deadline, advertise, metrics_port):
     """Run the planner service (LATS search over any environment server)."""
     from llm_gateway.client import GatewayClient
@@ -95,7 +90,7 @@ def serve_planner(host, port, gateway, db, env_protocol, heartbeat, lease, max_r
             raise click.ClickException(f"cannot open the run store {store.location}: "
                                        f"{' '.join(str(exc).split())}") from None
         client = GatewayClient(gateway, timeout=model_timeout)
-        settings = PlannerSettings(env_timeout, max_runs, env_protocol, lease_settings)
+        settings = PlannerSettings(env_timeout, max_runs, lease_settings)
         servicer = PlannerServicer(client, store, settings)
 
         async def stopped() -> None:

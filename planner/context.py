@@ -9,7 +9,7 @@ building blocks every strategy (planner.methods) is made of:
   sample       n model completions, seeded by (run seed, purpose, key) only
   expand       n actions at a node from one act call (at the root, with
                greedy_first, the first is CoT's own greedy attempt), identical
-               ones merged, all children stepped in one Transition and
+               ones merged, all children stepped in one Step call and
                evaluated concurrently; with dedup a repeat of any node in the
                tree (same text where every action is an answer, or same
                answer key) is merged into that node, never scored again
@@ -202,7 +202,7 @@ class SearchContext:
         return self.root
 
     async def step_children(self, parent: Node, children: list[Node]) -> None:
-        """Applies each child's action to the parent's state, all in one transition."""
+        """Applies each child's action to the parent's state, all in one Step call."""
         if not children:
             return
         results = await self.env.transition(parent.state, [child.action for child in children])

@@ -9,7 +9,7 @@ One iteration of the search:
      n - 1 samples); identical actions become one child whose
      self-consistency is their share of the n, and with dedup a repeat of
      any node of the tree is merged into it. All children are stepped in one
-     stateless Transition from the parent's state.
+     Step call on the parent's snapshot.
   3. Evaluation: each new non-terminal child gets
      V = lambda * LM + (1 - lambda) * SC (planner.evaluation), all children
      concurrently. A terminal child's value is its normalised reward; an

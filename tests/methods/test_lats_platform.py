@@ -43,19 +43,20 @@ class ProgramEnv(Environment):
         return self.description
 
     async def start(self, task: TaskRef) -> Started:
-        return Started("write f", "t", EnvState(blob=b"null"))
+        return Started("write f", "t", EnvState(env_pb.Snapshot(blob=b"null")))
 
     async def transition(self, state: EnvState, actions) -> list[Stepped]:
         results = []
         for action in actions:
             self.stepped.append(action)
             share, key = PROGRAMS.get(action, (0.0, "Z:" + action))
+            after = EnvState(env_pb.Snapshot(blob=json.dumps(action).encode()))
             results.append(Stepped(f"passed {share:.0%}", share, share == 1.0, False, False,
-                                   EnvState(blob=json.dumps(action).encode()), key))
+                                   after, key))
         return results
 
     async def score(self, state: EnvState):
-        program = json.loads(state.blob)
+        program = json.loads(state.snapshot.blob)
         self.scored.append(program)
         return env_pb.ScoreResponse(score=1.0, success=program in ("greedy_ok", "fixed"))
 
