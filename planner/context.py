@@ -49,7 +49,7 @@ from planner.events import EventSink
 from planner.model_client import ModelClient, SamplingParams
 from planner.prompting import PromptRenderer, action_key, clean_action
 from planner.transcript import split_transcript
-from planner.tree import Node, mark_exhausted
+from planner.tree import Node, mark_exhausted, reopen
 
 log = logging.getLogger(__name__)
 
@@ -88,6 +88,7 @@ class LatsConfig:
     stop_class_size: int = 1                # agreement: stop once a passing class is this big
     agreement_weight: float = 0.0           # beta: behaviour agreement in the second term
     lazy_reflection: bool = False           # reflect on a failed node when it is selected
+    widening: float = 0.0                   # alpha: progressive widening (0 = off)
 
 
 @dataclass
@@ -321,6 +322,8 @@ class SearchContext:
             child.agreement = agreement.get(child.answer_key, 0.0)
         node.children.extend(children)
         node.expanded = True
+        if children and node.exhausted and draw:
+            reopen(node)                        # a widened node has new children to explore
         for child in children:
             self.answers.register(child)
             self.events.node_added(child)
