@@ -36,7 +36,7 @@ from lats_pb import planner_pb2_grpc as pb_grpc
 TASK = "HumanEval/16"
 RECORDING = (Path(__file__).resolve().parents[1] / "e2e" / "recordings"
              / f"humaneval_{TASK.split('/')[1]}.jsonl")
-SEARCH = dict(n_samples=2, iterations=4, seed=0)
+SEARCH = dict(method="lats_paper", n_samples=2, iterations=4, seed=0)
 SANDBOX_ENV = {"LATS_CODERUNNER_SANDBOX": "bwrap"}
 
 

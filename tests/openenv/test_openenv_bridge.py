@@ -124,7 +124,7 @@ def search_services(gridwalk, tmp_path_factory):
 def test_lats_solve_reaches_the_goal_through_the_bridge(search_services):
     out = subprocess.run(
         [sys.executable, "-m", "lats", "solve", "--planner", search_services["planner"].address,
-         "--env", search_services["env"].address, "--task", "seed-0", "-n", "2", "-k", "3",
+         "--env", search_services["env"].address, "--task", "seed-0", "--method", "lats_paper", "-n", "2", "-k", "3",
          "-d", "8", "--seed", "1"], capture_output=True, text=True, timeout=120)
     assert out.returncode == 0, out.stdout[-4000:] + out.stderr[-4000:]
     text = out.stdout

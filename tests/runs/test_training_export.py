@@ -40,7 +40,7 @@ def searched(tmp_path_factory):
     with running_services(specs) as running:
         out = subprocess.run(
             [sys.executable, "-m", "lats", "solve", "--planner", running["planner"].address,
-             "--env", running["env"].address, "--task", TASK, "--run-id", RUN, "-n", "2",
+             "--env", running["env"].address, "--task", TASK, "--run-id", RUN, "--method", "lats_paper", "-n", "2",
              "-k", "10", "-d", "4", "--seed", "7"], capture_output=True, text=True, timeout=60)
         assert out.returncode == 0 and "== SOLVED" in out.stdout, out.stdout + out.stderr
     return str(db)

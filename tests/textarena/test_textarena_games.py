@@ -149,7 +149,7 @@ def hanoi_services(tmp_path_factory):
 def test_a_scripted_lats_search_solves_tower_of_hanoi(hanoi_services):
     out = subprocess.run(
         [sys.executable, "-m", "lats", "solve", "--planner", hanoi_services["planner"].address,
-         "--env", hanoi_services["env"].address, "--task", "seed-0", "-n", "2", "-k", "4",
+         "--env", hanoi_services["env"].address, "--task", "seed-0", "--method", "lats_paper", "-n", "2", "-k", "4",
          "-d", "8", "--seed", "3"], capture_output=True, text=True, timeout=120)
     assert out.returncode == 0, out.stdout[-4000:] + out.stderr[-4000:]
     text = out.stdout

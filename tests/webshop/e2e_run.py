@@ -29,7 +29,7 @@ RECORDING = Path(__file__).with_name("recordings") / "webshop_fixed_0_qwen0.5b.j
 # What the recorded run did, written next to the recording by `--record`.
 EXPECTED = RECORDING.with_suffix(".expected.json")
 MODEL = "qwen2.5-coder-0.5b"
-SOLVE_CONFIG = dict(n_samples=2, iterations=1, max_depth=6, seed=11)
+SOLVE_CONFIG = dict(method="lats_paper", n_samples=2, iterations=1, max_depth=6, seed=11)
 
 
 def services_spec(db: Path, gateway: list[str]) -> list[tuple[str, list[str]]]:

@@ -19,7 +19,7 @@ from lats_pb import planner_pb2_grpc as pb_grpc
 HERE = Path(__file__).parent
 RECORDING = HERE / "recordings" / "hotpotqa_e2e_qwen0.5b.jsonl"
 TASK = "hotpotqa/9"    # "Are Local H and For Against both from the United States?" -> yes
-CONFIG = dict(n_samples=2, iterations=2, max_depth=3, seed=7)
+CONFIG = dict(method="lats_paper", n_samples=2, iterations=2, max_depth=3, seed=7)
 MODEL = "qwen2.5-coder-0.5b"
 
 

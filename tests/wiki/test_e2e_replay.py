@@ -74,7 +74,10 @@ def test_the_result_is_scored_with_em_and_f1(events):
     assert (result.score.score, result.score.success) == (1.0, True)
     assert metrics == {"em": 1.0, "f1": 1.0, "precision": 1.0, "recall": 1.0}
     assert result.score.details == "answer 'Yes', gold 'yes': EM 1, F1 1.000"
-    assert result.usage.calls == sum(1 for _ in RECORDING.open(encoding="utf-8")) == 13
+    # The recording holds 13 calls; the planner now skips the value call of a sibling
+    # expanded after the success was found, so 12 of them are replayed.
+    assert sum(1 for _ in RECORDING.open(encoding="utf-8")) == 13
+    assert result.usage.calls == 12
 
 
 @pytest.mark.timeout(180)
