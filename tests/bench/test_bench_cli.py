@@ -85,7 +85,9 @@ def test_the_summary_figures_match_the_stored_rows(compared):
         mine = [r for r in records if r["label"] == row["method"] and r["k"] == int(k)]
         assert len(mine) == int(row["tasks"]) == 2
         won = [r for r in mine if r["success"]]
-        assert float(row["success"]) == pytest.approx(len(won) / len(mine), abs=0.005)
+        share, count = row["success"].split(" ", 1)   # e.g. "0.50 (1/2)"
+        assert float(share) == pytest.approx(len(won) / len(mine), abs=0.005)
+        assert count == f"({len(won)}/{len(mine)})"
         assert float(row["score"]) == pytest.approx(fmean(r["score"] for r in mine), abs=0.005)
         assert float(row["solved"]) == pytest.approx(
             fmean(r["metrics"]["solved"] for r in mine), abs=0.005)
