@@ -23,6 +23,7 @@ import time
 from pathlib import Path
 
 import click
+import grpc
 
 from lats_pb import environment_pb2 as env_pb
 from lats_pb import environment_pb2_grpc as env_grpc
@@ -59,13 +60,19 @@ def _slice(tasks: list[str], spec: str) -> list[str]:
 
 
 async def _list_tasks(env_address: str, split: str) -> list[str]:
+    """The split's task ids; a ClickException naming the environment when it fails."""
     tasks: list[str] = []
     async with open_channel(env_address) as channel:
         stub = env_grpc.EnvironmentStub(channel)
         token = ""
         while True:
-            page = await stub.ListTasks(env_pb.ListTasksRequest(split=split, page_size=1000,
-                                                                page_token=token), timeout=30)
+            try:
+                page = await stub.ListTasks(env_pb.ListTasksRequest(
+                    split=split, page_size=1000, page_token=token), timeout=30)
+            except grpc.aio.AioRpcError as exc:
+                raise click.ClickException(
+                    f"environment at {env_address}: {exc.code().name}: "
+                    f"{' '.join((exc.details() or '').split())}") from None
             tasks += page.task_ids
             token = page.next_page_token
             if not token:
@@ -313,7 +320,7 @@ def _run(jobs, planner, env, session, store, concurrency, timeout) -> None:
             asyncio.run(run_jobs(jobs, planner, env, session, on_record, concurrency, timeout))
         except* PlannerUnreachable as group:
             raise click.ClickException(
-                f"no planner at {planner} answers ({group.exceptions[0]}); "
+                f"no planner answers at {planner} ({group.exceptions[0]}); "
                 "the finished jobs are stored: run again with --resume") from None
         except* KeyboardInterrupt:
             raise click.ClickException("interrupted; the finished jobs are stored: run again "
