@@ -4,7 +4,10 @@
  * Prints "listening on HOST:PORT" once bound (port 0 picks a free one), serves
  * gRPC health checking and server reflection beside lats.v1.Environment, and on
  * SIGTERM / SIGINT stops gracefully: health turns NOT_SERVING, calls in flight
- * finish (up to --grace seconds), then the process exits 0.
+ * finish (up to --grace seconds), then the process exits 0. With
+ * --exit-with-parent (or LATS_EXIT_WITH_PARENT=1) it stops the same way as soon
+ * as the process that started it is gone, however that process died, as the
+ * Python services started by `lats` do.
  */
 import * as grpc from "@grpc/grpc-js";
 import * as protoLoader from "@grpc/proto-loader";
@@ -19,8 +22,10 @@ import { PuzzleService, Settings, tolerantDefinition } from "./service";
 const SERVICE = "lats.v1.Environment";
 const USAGE = `usage: node dist/main.js [--host 127.0.0.1] [--port 50061] [--snapshot-key KEY]
   [--max-sessions 256] [--session-ttl 600] [--max-steps 20] [--max-action-bytes 256]
-  [--max-batch-actions 16] [--grace 10] [--protos DIR]
-The snapshot key may also come from LATS_SNAPSHOT_KEY; replicas must share it.`;
+  [--max-batch-actions 16] [--grace 10] [--protos DIR] [--exit-with-parent]
+The snapshot key may also come from LATS_SNAPSHOT_KEY; replicas must share it.
+--exit-with-parent: stop when the process that started this one exits.`;
+const PARENT_CHECK_MS = 500;
 
 function positive(name: string, text: string | undefined, fallback: number): number {
   if (text === undefined) return fallback;
@@ -44,7 +49,9 @@ function protosDir(given: string | undefined): string {
 function main(): void {
   const names = ["host", "port", "snapshot-key", "max-sessions", "session-ttl", "max-steps",
     "max-action-bytes", "max-batch-actions", "grace", "protos"];
-  const options: Record<string, { type: "string" | "boolean" }> = { help: { type: "boolean" } };
+  const options: Record<string, { type: "string" | "boolean" }> = {
+    help: { type: "boolean" }, "exit-with-parent": { type: "boolean" },
+  };
   for (const name of names) options[name] = { type: "string" };
   let values: Record<string, unknown>;
   try {
@@ -110,6 +117,21 @@ function main(): void {
   };
   process.on("SIGTERM", () => stop("SIGTERM"));
   process.on("SIGINT", () => stop("SIGINT"));
+  if (values["exit-with-parent"] || process.env.LATS_EXIT_WITH_PARENT === "1") {
+    watchParent(() => stop("parent exited"));
+  }
+}
+
+/** Calls `gone` once the parent process has exited (this one is then re-parented). */
+function watchParent(gone: () => void): void {
+  const parent = process.ppid;
+  const timer = setInterval(() => {
+    if (process.ppid !== parent) {
+      clearInterval(timer);
+      gone();
+    }
+  }, PARENT_CHECK_MS);
+  timer.unref();
 }
 
 main();
