@@ -10,6 +10,7 @@ bench go through this same client.
 from __future__ import annotations
 
 import asyncio
+import json
 import socket
 import subprocess
 import sys
@@ -163,3 +164,39 @@ def test_the_command_line_goes_through_the_same_client(services):
                             capture_output=True, text=True, timeout=60)
     assert listed.returncode == 0, listed.stderr
     assert f'"run_id": "{run_id}"' in listed.stdout
+
+
+STRLEN = ("```python\ndef strlen(string: str) -> int:\n    return len(string)\n```\n"
+          "Thus the correctness score is 9")
+
+
+def readme_example() -> str:
+    from tests.deploy.compose import ROOT
+
+    text = (ROOT / "README.md").read_text(encoding="utf-8")
+    begin, end = (text.index(f"<!-- client-example: {edge} -->") for edge in ("begin", "end"))
+    return text[begin:end].split("```python\n", 1)[1].split("```", 1)[0]
+
+
+def test_the_readme_example_runs_against_the_demos_kind_of_services(tmp_path):
+    """The README's ten lines, as written, against the services `make demo` starts (the
+    code runner, a gateway, a planner; a scripted model in place of the embedded one)."""
+    example = readme_example()
+    assert len(example.strip().splitlines()) <= 11
+    script = tmp_path / "script.json"
+    script.write_text(json.dumps({"rules": [], "default": STRLEN}))
+    specs = [("env", ["env", "coderunner"]),
+             ("gateway", ["gateway", "--backend", "scripted", "--script", str(script)]),
+             ("planner", ["planner", "--gateway", "{gateway}", "--db",
+                          str(tmp_path / "runs.sqlite3")])]
+    sandbox = {"LATS_CODERUNNER_SANDBOX": "process", "LATS_CODERUNNER_ALLOW_INSECURE_SANDBOX": "1"}
+    with running_services(specs, env=sandbox) as running:
+        code = (example.replace("127.0.0.1:PLANNER", running["planner"].address)
+                       .replace("127.0.0.1:ENV", running["env"].address))
+        done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                              timeout=120)
+    assert done.returncode == 0, done.stderr
+    lines = done.stdout.splitlines()
+    assert lines[0].startswith("0.0 1.0 ['Tested passed:'")
+    assert lines[-2].startswith("solved True ") and lines[-2].endswith(" calls")
+    assert lines[-1].startswith("['") and len(eval(lines[-1])) == 1   # noqa: S307 - our own output
