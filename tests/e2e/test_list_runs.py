@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import asyncio
 import json
+import subprocess
+import sys
 import urllib.error
 import urllib.request
 import uuid
@@ -202,5 +204,20 @@ def test_any_planner_of_a_shared_store_lists_the_runs_another_ran(database):
             with pytest.raises(urllib.error.HTTPError) as missing:
                 urllib.request.urlopen(f"{base}/api/run?id=nope", timeout=10)
             assert missing.value.code == 404
+            # Its planner gone, the viewer says which one did not answer.
+            assert running["planner-b"].stop() == 0
+            with pytest.raises(urllib.error.HTTPError) as gone:
+                urllib.request.urlopen(f"{base}/api/runs", timeout=30)
+            assert gone.value.code == 503
+            reason = json.loads(gone.value.read())["error"]
+            assert f"planner at {running['planner-b'].address}: UNAVAILABLE" in reason
         finally:
             assert viewer.stop() == 0
+
+
+def test_a_viewer_without_its_planner_does_not_start_and_says_why():
+    viewer = subprocess.run([sys.executable, "-m", "lats", "serve", "ui", "--planner",
+                             "127.0.0.1:1", "--port", "0"], capture_output=True, text=True,
+                            timeout=60)
+    assert viewer.returncode == 1
+    assert "planner at 127.0.0.1:1: UNAVAILABLE" in viewer.stderr
