@@ -4,7 +4,7 @@ One process, the game24 environment servicer on two loopback servers: a bare
 grpc.aio server, and one built by lats_runtime.serving (the observing
 interceptor: run scope, Prometheus counters and histogram, one access-log
 line per call, here as JSON lines to /dev/null; plus the deadline
-interceptor). The same client calls Transition (one action on a signed
+interceptor). The same client calls Step (one action on a signed
 blob) on each, sequentially and with 16 in flight, inside a run scope so
 the run id travels as metadata; the two servers take turns, 5 rounds, and the
 median of each is kept. Prints calls/s and the added microseconds per call,
@@ -43,17 +43,17 @@ async def bare_server(servicer) -> tuple[grpc.aio.Server, int]:
 
 async def measure(address: str, calls: int, concurrency: int) -> float:
     client = ServiceClient("environment", address, env_grpc.EnvironmentStub, timeout=30)
-    started = await client.unary("Start", env_pb.StartRequest(task_id="game24/900"))
-    request = env_pb.TransitionRequest(actions=["4 + 5 = 9 (left: 6 9 10)"], blob=started.blob)
+    reset = await client.unary("Reset", env_pb.ResetRequest(task_id="game24/900"))
+    request = env_pb.StepRequest(actions=["4 + 5 = 9 (left: 6 9 10)"], snapshot=reset.snapshot)
     for _ in range(200):                                   # warm up
-        await client.unary("Transition", request)
+        await client.unary("Step", request)
     left = calls
 
     async def worker():
         nonlocal left
         while left > 0:
             left -= 1
-            await client.unary("Transition", request)
+            await client.unary("Step", request)
 
     begin = time.perf_counter()
     with run_scope("bench-observability"):
@@ -72,7 +72,7 @@ async def main(calls: int, rounds: int) -> None:
     bare, bare_port = await bare_server(servicer)
     observed = await start_server([environment_service(servicer)],
                                   ServerOptions(address="127.0.0.1:0"))
-    print(f"Transition calls on game24, {calls} per measurement, median of {rounds} rounds, "
+    print(f"Step calls on game24, {calls} per measurement, median of {rounds} rounds, "
           "one process, loopback")
     print(f"{'in flight':>9}  {'bare calls/s':>12}  {'observed calls/s':>16}  {'ratio':>6}  "
           f"{'added µs/call':>13}")

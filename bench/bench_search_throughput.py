@@ -2,10 +2,10 @@
 
 Every service is a separate process on loopback ports, talking real gRPC.
 Prints, in one run:
-  1. nodes/s of LATS searches with a zero-latency scripted model, with the
-     environment played the old way (sessions: Restore, Step, Snapshot, Close
-     per child) and the new way (one stateless Transition per expansion);
-  2. environment round trips per child for both ways (p50 / p99 ms);
+  1. nodes/s of LATS searches with a zero-latency scripted model, with each
+     expansion's children stepped in one Step call (batched) and one Step call
+     per child (the environment started with --max-batch-actions 1);
+  2. environment time per expansion of five children, both ways (p50 / p99 ms);
   3. searches/s with a scripted model of fixed latency, for 1, 2 and 4
      planner replicas and 1 and 2 environment replicas, the planners sharing
      one PostgreSQL run store. Each planner runs at most --max-runs searches
@@ -76,8 +76,9 @@ class Cluster:
         self.services.append(service)
         return service
 
-    def envs(self, count: int) -> str:
-        return ",".join(self.start(f"env{i}", ["env", "game24", "--snapshot-key", "bench"]).address
+    def envs(self, count: int, max_batch: int = 32) -> str:
+        return ",".join(self.start(f"env{i}", ["env", "game24", "--snapshot-key", "bench",
+                                               "--max-batch-actions", str(max_batch)]).address
                         for i in range(count))
 
     def gateways(self, count: int) -> str:
@@ -86,9 +87,9 @@ class Cluster:
             "--latency", str(self.latency), "--max-concurrency", "256"]).address
             for i in range(count))
 
-    def planners(self, count: int, gateway: str, protocol: str) -> str:
+    def planners(self, count: int, gateway: str) -> str:
         return ",".join(self.start(f"planner{i}", [
-            "planner", "--gateway", gateway, "--db", self.db, "--env-protocol", protocol,
+            "planner", "--gateway", gateway, "--db", self.db,
             "--max-runs", str(self.max_runs)]).address for i in range(count))
 
     def stop(self) -> None:
@@ -143,40 +144,36 @@ def part_nodes_per_second(script: Path, db: str, args) -> None:
     print(f"1. nodes/s, zero-latency scripted model: {args.searches} searches (n=5, "
           f"k={args.iterations}, d=4), {args.concurrency} at a time, one replica of each")
     rates = {}
-    for protocol in ("sessions", "stateless"):
+    for way, max_batch in (("per child", 1), ("batched", 32)):
         with cluster(script, db, 0.0, args.concurrency) as running:
-            env = running.envs(1)
-            planner = running.planners(1, running.gateways(1), protocol)
+            env = running.envs(1, max_batch)
+            planner = running.planners(1, running.gateways(1))
             asyncio.run(run_searches(planner, env, 2, 4, 2))          # warm up
             nodes, expansions, wall = asyncio.run(run_searches(
                 planner, env, args.searches, args.iterations, args.concurrency))
-        rates[protocol] = nodes / wall
-        label = "sessions (4 RPCs per child)" if protocol == "sessions" else \
-            "stateless (1 Transition per expansion)"
+        rates[way] = nodes / wall
+        label = "1 Step per child" if way == "per child" else "1 Step per expansion (batched)"
         print(f"   {label:40s} {nodes / wall:8.1f} nodes/s  {expansions / wall:7.1f} "
               f"expansions/s  ({nodes} nodes, {wall:.2f} s)")
-    print(f"   stateless / sessions: {rates['stateless'] / rates['sessions']:.2f}x")
+    print(f"   batched / per child: {rates['batched'] / rates['per child']:.2f}x")
 
 
 async def round_trips(env: str, steps: int) -> dict[str, list[float]]:
-    timings: dict[str, list[float]] = {"sessions": [], "stateless": []}
+    timings: dict[str, list[float]] = {"per child": [], "batched": []}
     actions = ["4 + 4 = 8 (left: 6 8 8)", "8 - 6 = 2 (left: 2 4 4)", "4 * 6 = 24 (left: 4 8 24)",
                "8 / 4 = 2 (left: 2 4 6)", "6 - 4 = 2 (left: 2 4 8)"]
     async with open_channel(env) as channel:
         stub = env_grpc.EnvironmentStub(channel)
-        blob = (await stub.Start(env_pb.StartRequest(inline_task=inline_task()))).blob
+        snapshot = (await stub.Reset(env_pb.ResetRequest(inline_task=inline_task()))).snapshot
         for i in range(steps):
             t0 = time.perf_counter()
-            for action in actions:     # one expansion of five children, the old way
-                session = (await stub.Restore(env_pb.RestoreRequest(blob=blob))).session_id
-                await stub.Step(env_pb.StepRequest(session_id=session, action=action))
-                await stub.Snapshot(env_pb.SnapshotRequest(session_id=session))
-                await stub.Close(env_pb.CloseRequest(session_id=session))
+            for action in actions:     # one expansion of five children, one call each
+                await stub.Step(env_pb.StepRequest(snapshot=snapshot, actions=[action]))
             t1 = time.perf_counter()
-            await stub.Transition(env_pb.TransitionRequest(blob=blob, actions=actions))
+            await stub.Step(env_pb.StepRequest(snapshot=snapshot, actions=actions))
             t2 = time.perf_counter()
-            timings["sessions"].append((t1 - t0) * 1000)
-            timings["stateless"].append((t2 - t1) * 1000)
+            timings["per child"].append((t1 - t0) * 1000)
+            timings["batched"].append((t2 - t1) * 1000)
     return timings
 
 
@@ -185,8 +182,8 @@ def part_round_trips(script: Path, db: str, args) -> None:
           "(sequential, loopback)")
     with cluster(script, db, 0.0, 1) as running:
         timings = asyncio.run(round_trips(running.envs(1), args.steps))
-    for name, label in (("sessions", "sessions: 5 x (Restore, Step, Snapshot, Close)"),
-                        ("stateless", "stateless: 1 Transition of 5 actions")):
+    for name, label in (("per child", "5 Steps of 1 action"),
+                        ("batched", "1 Step of 5 actions")):
         values = timings[name]
         print(f"   {label:48s} p50 {percentile(values, 0.5):7.3f} ms  p99 "
               f"{percentile(values, 0.99):7.3f} ms  mean {statistics.fmean(values):7.3f} ms")
@@ -201,7 +198,7 @@ def part_scaling(script: Path, db: str, args) -> None:
         for planners in args.planners:
             with cluster(script, db, args.latency, args.max_runs) as running:
                 env = running.envs(envs)
-                planner = running.planners(planners, running.gateways(2), "stateless")
+                planner = running.planners(planners, running.gateways(2))
                 searches = args.scale_searches * planners
                 nodes, _, wall = asyncio.run(run_searches(
                     planner, env, searches, args.scale_iterations, args.max_runs * planners))

@@ -5,7 +5,7 @@ plays a fixed shopping script on episodes fixed_0, fixed_1, ... (search the
 instruction, open the first result, pick the first value of every option,
 read Description and Features, go back, page to the next results, open a
 product, buy it), timing every Step round trip. Prints p50 / p99 in ms for
-all steps and per action kind, plus Snapshot and Restore. Each episode's
+all steps and per action kind, plus Score of the bought state. Each episode's
 search is a new query (no cache hit), so `search` shows the ranking cost.
 The catalog is built into the WebShop cache first if needed (not timed).
 This is a script that prints figures, not a test. Usage:
@@ -69,10 +69,11 @@ def play(stub, task: str, timings: dict[str, list[float]], slowest: list) -> flo
     script = shopping_script(instruction.split(", and price lower than")[0])
     action = next(script)
     reward = 0.0
+    snapshot = reset.snapshot
     while True:
         started = time.perf_counter()
-        step = stub.Step(env_pb.StepRequest(session_id=reset.session_id, action=action),
-                         timeout=30)
+        step, = stub.Step(env_pb.StepRequest(snapshot=snapshot, actions=[action]),
+                          timeout=30).results
         elapsed = (time.perf_counter() - started) * 1000
         timings["all steps"].append(elapsed)
         timings[kind_of(action)].append(elapsed)
@@ -80,17 +81,13 @@ def play(stub, task: str, timings: dict[str, list[float]], slowest: list) -> flo
         if step.invalid_action:
             raise RuntimeError(f"{task}: {action} was invalid: {step.observation[:200]}")
         reward = step.reward
+        snapshot = step.snapshot
         if step.terminated:
             break
         action = script.send(step.observation)
     started = time.perf_counter()
-    blob = stub.Snapshot(env_pb.SnapshotRequest(session_id=reset.session_id), timeout=30).blob
-    timings["Snapshot"].append((time.perf_counter() - started) * 1000)
-    started = time.perf_counter()
-    restored = stub.Restore(env_pb.RestoreRequest(blob=blob), timeout=30)
-    timings["Restore"].append((time.perf_counter() - started) * 1000)
-    for session in (reset.session_id, restored.session_id):
-        stub.Close(env_pb.CloseRequest(session_id=session), timeout=30)
+    stub.Score(env_pb.ScoreRequest(snapshot=snapshot), timeout=30)
+    timings["Score"].append((time.perf_counter() - started) * 1000)
     return reward
 
 
@@ -115,8 +112,7 @@ def main() -> None:
     print(f"{args.episodes} episodes, {len(timings['all steps'])} steps, one client, "
           f"sequential (mean reward of the blind script {sum(rewards) / len(rewards):.3f})")
     print(f"  {'':16} {'count':>6} {'p50 ms':>8} {'p99 ms':>8} {'max ms':>8}")
-    order = ["all steps", "search", "click product", "click", "think", "click Buy Now",
-             "Snapshot", "Restore"]
+    order = ["all steps", "search", "click product", "click", "think", "click Buy Now", "Score"]
     for name in order:
         values = timings.get(name)
         if values:

@@ -54,19 +54,17 @@ def run(address: str, actions: list[tuple[str, str]]) -> dict[str, list[float]]:
     timings: dict[str, list[float]] = {}
     with grpc.insecure_channel(address) as channel:
         stub = env_grpc.EnvironmentStub(channel)
-        session = stub.Reset(env_pb.ResetRequest(task_id="hotpotqa/0")).session_id
-        steps = 0
+        start = stub.Reset(env_pb.ResetRequest(task_id="hotpotqa/0")).snapshot
+        snapshot, steps = start, 0
         for kind, action in actions:
-            if steps >= 9:  # stay under max_steps: continue in a fresh session
-                stub.Close(env_pb.CloseRequest(session_id=session))
-                session = stub.Reset(env_pb.ResetRequest(task_id="hotpotqa/0")).session_id
-                steps = 0
+            if steps >= 9:  # stay under max_steps: continue in a fresh episode
+                snapshot, steps = start, 0
                 if kind == "Lookup":
-                    continue  # its page was opened in the closed session
+                    continue  # its page was opened in the episode left behind
             started = time.perf_counter()
-            stub.Step(env_pb.StepRequest(session_id=session, action=action))
+            step, = stub.Step(env_pb.StepRequest(snapshot=snapshot, actions=[action])).results
             timings.setdefault(kind, []).append((time.perf_counter() - started) * 1000)
-            steps += 1
+            snapshot, steps = step.snapshot, steps + 1
     return timings
 
 

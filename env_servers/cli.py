@@ -1,7 +1,7 @@
 """`lats serve env NAME`: serve one registered environment until SIGTERM.
 
 Each registered domain is a subcommand. It takes the server's options (host,
-port, sessions, snapshot key, deadline) and the domain's own settings, which
+port, batch limit, snapshot key, deadline) and the domain's own settings, which
 its settings class declares (`env_servers.core.domain_settings`); every
 option falls back to its environment variable, and `--help` shows both.
 """
@@ -15,11 +15,7 @@ import click
 
 from env_servers.core import CannotServe, EnvSettings, serve_environment
 from env_servers.core.domain_settings import build_settings, settings_options
-from env_servers.core.settings import (
-    DEFAULT_MAX_BATCH_ACTIONS,
-    DEFAULT_MAX_SESSIONS,
-    DEFAULT_SESSION_TTL_SECONDS,
-)
+from env_servers.core.settings import DEFAULT_MAX_BATCH_ACTIONS
 from env_servers.registry import UnknownDomain, domain_class, registered_domains
 from lats_runtime.addresses import listen_address
 from lats_runtime.serving import ServerOptions
@@ -33,18 +29,10 @@ def server_options() -> list[click.Option]:
         click.Option(["--port"], default=50051, type=click.IntRange(0, 65535),
                      envvar="LATS_PORT", show_default=True, show_envvar=True,
                      help="Port to listen on (0 = any free port)."),
-        click.Option(["--max-sessions"], default=DEFAULT_MAX_SESSIONS,
-                     type=click.IntRange(min=1), envvar="LATS_MAX_SESSIONS", show_default=True,
-                     show_envvar=True,
-                     help="Open sessions allowed before Reset/Restore answer RESOURCE_EXHAUSTED."),
-        click.Option(["--session-ttl"], default=DEFAULT_SESSION_TTL_SECONDS,
-                     type=click.FloatRange(min=0, min_open=True), envvar="LATS_SESSION_TTL",
-                     show_default=True, show_envvar=True,
-                     help="Seconds a session may stay idle before it expires."),
         click.Option(["--max-batch-actions"], default=DEFAULT_MAX_BATCH_ACTIONS,
                      type=click.IntRange(min=1), envvar="LATS_MAX_BATCH_ACTIONS",
                      show_default=True, show_envvar=True,
-                     help="Most actions one stateless Transition call may carry."),
+                     help="Most actions one Step call may carry."),
         click.Option(["--snapshot-key"], default=None, envvar="LATS_SNAPSHOT_KEY",
                      show_envvar=True,
                      help="Secret that signs snapshot blobs; replicas must share it. "
@@ -82,8 +70,7 @@ def domain_command(name: str) -> click.Command:
     settings_class = cls.settings_class
     domain_params = settings_options(settings_class) if settings_class else []
 
-    def serve(host: str, port: int, max_sessions: int, session_ttl: float,
-              max_batch_actions: int, snapshot_key: str | None,
+    def serve(host: str, port: int, max_batch_actions: int, snapshot_key: str | None,
               snapshot_key_file: Path | None, deadline: float, metrics_port: int | None,
               **domain_values) -> None:
         settings = None
@@ -97,7 +84,6 @@ def domain_command(name: str) -> click.Command:
         except CannotServe as error:
             raise click.ClickException(f"cannot serve {name}: {error}") from error
         server_settings = EnvSettings(
-            max_sessions=max_sessions, session_ttl_seconds=session_ttl,
             max_batch_actions=max_batch_actions,
             snapshot_key=snapshot_key_of(snapshot_key, snapshot_key_file))
         options = ServerOptions(address=listen_address(host, port),
@@ -108,7 +94,7 @@ def domain_command(name: str) -> click.Command:
     return click.Command(
         name, callback=serve, params=[*server_options(), *domain_params],
         help=f"{cls.description}\n\nServes the environment {name} over gRPC "
-             "(lats.v1.Environment) until SIGTERM.")
+             "(lats.environment.v2.Environment) until SIGTERM.")
 
 
 class EnvironmentCommands(click.Group):

@@ -131,9 +131,13 @@ def wait_http_healthy(address: str, timeout: float, path: str = "/healthz") -> N
 
 def start_service(name: str, args: list[str], *, host: str = "127.0.0.1",
                   timeout: float = 120.0, env: dict | None = None,
-                  echo=None) -> ServiceProcess:
-    """Starts `lats serve <args> --host HOST --port 0` and waits until it is healthy."""
-    command = [sys.executable, "-m", "lats", "serve", *args, "--host", host, "--port", "0"]
+                  echo=None, python: str | None = None) -> ServiceProcess:
+    """Starts `lats serve <args> --host HOST --port 0` and waits until it is healthy.
+
+    `python` is the interpreter that runs it (default: this one), e.g. another
+    virtual environment's."""
+    command = [python or sys.executable, "-m", "lats", "serve", *args, "--host", host,
+               "--port", "0"]
     process = subprocess.Popen(
         [*_die_with_parent(), *command], stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
         text=True, env={**os.environ, "PYTHONUNBUFFERED": "1", **(env or {})})

@@ -1,4 +1,4 @@
-"""Reward modes: the wire enum (lats.v1.RewardMode) and the short names people type.
+"""Reward modes: the wire enum (lats.environment.v2.RewardMode) and the short names people type.
 
 Flags, settings, bench records and printed figures use the short names
 "none", "oracle" and "honest"; the protocol carries the enum. `to_wire` and

@@ -10,6 +10,7 @@ import click
 from lats_runtime.serving import ServerOptions, serve_forever
 from llm_gateway.backends.base import Backend
 from llm_gateway.backends.factory import BACKEND_NAMES, make_backend
+from llm_gateway.backends.scripted import SCRIPT_FORMAT
 from llm_gateway.service import LlmGatewayServicer, gateway_service_spec
 from llm_gateway.settings import GatewaySettings
 
@@ -18,7 +19,13 @@ log = logging.getLogger(__name__)
 DEFAULT_PORT = 50052
 
 
-@click.command("gateway")
+def verbatim_help(text: str) -> str:
+    """`text` for a click epilog, every paragraph shown as written (not rewrapped)."""
+    return "\n\n".join(f"\b\n{paragraph}" for paragraph in text.split("\n\n"))
+
+
+@click.command("gateway", epilog=verbatim_help("The --backend scripted rules file:\n\n"
+                                                + SCRIPT_FORMAT))
 @click.option("--backend", "backend_name", type=click.Choice(BACKEND_NAMES),
               default=None, show_default="local, or openai when --base-url is set",
               envvar="LATS_GATEWAY_BACKEND", show_envvar=True,
@@ -42,7 +49,7 @@ DEFAULT_PORT = 50052
                    "the rest there (for repeated experiments; usage is reported as recorded).")
 @click.option("--script", type=click.Path(dir_okay=False), default=None,
               envvar="LATS_SCRIPT", show_envvar=True,
-              help="JSON rules file for --backend scripted.")
+              help="JSON rules file for --backend scripted (its format is below).")
 @click.option("--latency", type=click.FloatRange(min=0), default=0.0, show_default=True,
               envvar="LATS_LATENCY", show_envvar=True,
               help="Seconds every call waits before answering (to make --backend scripted "

@@ -1,7 +1,7 @@
 """The answers one search has found: repeats, classes of equal answers, the answer rule.
 
 Two results are the same answer when the environment gave them the same
-answer key (StepResponse.answer_key: e.g. programs that behave alike on the
+answer key (StepResult.answer_key: e.g. programs that behave alike on the
 task's probe inputs); without a key, when their actions are the same text.
 A class's votes are the samples that gave its answer, repeats merged into
 its nodes included.

@@ -14,7 +14,6 @@ from google.protobuf import json_format
 from lats_runtime.serving import ServerOptions, ServiceSpec, serve_forever
 from lats_pb import planner_pb2, planner_pb2_grpc
 
-from planner.environment_client import ENV_PROTOCOLS
 from planner.event_printer import EventPrinter
 
 
@@ -47,10 +46,6 @@ def advertised_address(host: str, port: int, advertise: str | None) -> str:
               show_default="~/.local/share/lats/runs.sqlite3",
               help="Where runs are stored: a SQLite file, or postgresql://USER:PASS@HOST/DB "
                    "shared by every planner replica (any replica then answers GetRun).")
-@click.option("--env-protocol", type=click.Choice(ENV_PROTOCOLS), default="stateless",
-              envvar="LATS_ENV_PROTOCOL", show_default=True,
-              help="How environments are played: stateless Start/Transition (any replica "
-                   "serves any call), or sessions (Restore/Step/Snapshot/Close; one replica).")
 @click.option("--heartbeat", default=5.0, type=click.FloatRange(min=0, min_open=True),
               envvar="LATS_HEARTBEAT", show_default=True,
               help="Seconds between renewals of this planner's lease on its runs.")
@@ -78,7 +73,7 @@ def advertised_address(host: str, port: int, advertise: str | None) -> str:
               envvar="LATS_METRICS_PORT", show_envvar=True,
               help="Serve Prometheus metrics at http://HOST:PORT/metrics (0 = any free port; "
                    "unset = no metrics endpoint).")
-def serve_planner(host, port, gateway, db, env_protocol, heartbeat, lease, max_runs,
+def serve_planner(host, port, gateway, db, heartbeat, lease, max_runs,
                   env_timeout, model_timeout, deadline, gateway_check, advertise, metrics_port):
     """Run the planner service (LATS search over any environment server)."""
     from llm_gateway.client import GatewayClient
@@ -98,7 +93,7 @@ def serve_planner(host, port, gateway, db, env_protocol, heartbeat, lease, max_r
             raise click.ClickException(f"cannot open the run store {store.location}: "
                                        f"{' '.join(str(exc).split())}") from None
         client = GatewayClient(gateway, timeout=model_timeout)
-        settings = PlannerSettings(env_timeout, max_runs, env_protocol, lease_settings,
+        settings = PlannerSettings(env_timeout, max_runs, lease_settings,
                                    gateway_check_seconds=gateway_check)
         servicer = PlannerServicer(client, store, settings)
 

@@ -30,7 +30,7 @@ PAPER_DEFAULTS = dict(
     exploration_weight=1.0, value_weight=0.5, reflection=True, simulate=True,
     temperature=1.0, max_reflections=3, value_samples=1, lm_value=True, parallel=1,
     greedy_first=False, answer_rule="value", dedup=False, stop_class_size=1,
-    agreement_weight=0.0, lazy_reflection=False,
+    agreement_weight=0.0, lazy_reflection=False, widening=0.0,
 )
 
 
@@ -68,7 +68,7 @@ def _requested(request: pb.SearchConfig) -> dict:
         if getattr(request, name):
             values[name] = getattr(request, name)
     for name in ("exploration_weight", "value_weight", "reflection", "simulate", "lm_value",
-                 "greedy_first", "dedup", "agreement_weight", "lazy_reflection"):
+                 "greedy_first", "dedup", "agreement_weight", "lazy_reflection", "widening"):
         if request.HasField(name):
             values[name] = getattr(request, name)
     return values
@@ -110,6 +110,8 @@ def effective_config(request: pb.SearchConfig, hints: env_pb.SearchHints,
     if not 1 <= merged["stop_class_size"] <= MAX_STOP_CLASS_SIZE:
         raise ConfigError(f"stop_class_size must be 1..{MAX_STOP_CLASS_SIZE}, "
                           f"got {merged['stop_class_size']}")
+    if not 0.0 <= merged["widening"] <= 1.0:
+        raise ConfigError(f"widening (alpha) must be in [0, 1] (0 = off), got {merged['widening']}")
     if not 0.0 <= merged["agreement_weight"] <= 1.0:
         raise ConfigError(f"agreement_weight (beta) must be in [0, 1], "
                           f"got {merged['agreement_weight']}")
@@ -129,5 +131,5 @@ def to_proto(config: LatsConfig, request: pb.SearchConfig) -> pb.SearchConfig:
         parallel=config.parallel, greedy_first=config.greedy_first,
         answer_rule=config.answer_rule, dedup=config.dedup,
         stop_class_size=config.stop_class_size, agreement_weight=config.agreement_weight,
-        lazy_reflection=config.lazy_reflection,
+        lazy_reflection=config.lazy_reflection, widening=config.widening,
     )

@@ -9,7 +9,7 @@ building blocks every strategy (planner.methods) is made of:
   sample       n model completions, seeded by (run seed, purpose, key) only
   expand       n actions at a node from one act call (at the root, with
                greedy_first, the first is CoT's own greedy attempt), identical
-               ones merged, all children stepped in one Transition and
+               ones merged, all children stepped in one Step call and
                evaluated concurrently; with dedup a repeat of any node in the
                tree (same text where every action is an answer, or same
                answer key) is merged into that node, never scored again
@@ -49,7 +49,7 @@ from planner.events import EventSink
 from planner.model_client import ModelClient, SamplingParams
 from planner.prompting import PromptRenderer, action_key, clean_action
 from planner.transcript import split_transcript
-from planner.tree import Node, mark_exhausted
+from planner.tree import Node, mark_exhausted, reopen
 
 log = logging.getLogger(__name__)
 
@@ -88,6 +88,7 @@ class LatsConfig:
     stop_class_size: int = 1                # agreement: stop once a passing class is this big
     agreement_weight: float = 0.0           # beta: behaviour agreement in the second term
     lazy_reflection: bool = False           # reflect on a failed node when it is selected
+    widening: float = 0.0                   # alpha: progressive widening (0 = off)
 
 
 @dataclass
@@ -202,7 +203,7 @@ class SearchContext:
         return self.root
 
     async def step_children(self, parent: Node, children: list[Node]) -> None:
-        """Applies each child's action to the parent's state, all in one transition."""
+        """Applies each child's action to the parent's state, all in one Step call."""
         if not children:
             return
         results = await self.env.transition(parent.state, [child.action for child in children])
@@ -321,6 +322,8 @@ class SearchContext:
             child.agreement = agreement.get(child.answer_key, 0.0)
         node.children.extend(children)
         node.expanded = True
+        if children and node.exhausted and draw:
+            reopen(node)                        # a widened node has new children to explore
         for child in children:
             self.answers.register(child)
             self.events.node_added(child)

@@ -1,13 +1,13 @@
 """What the search needs from an environment: start an episode, branch a state, score.
 
 The search core depends on this interface only. `planner.environment_client`
-implements it over environment.proto (stateless Start / Transition by
-default, or sessions); tests may implement it in memory.
+implements it over environment.proto (lats.environment.v2: Reset, Step and
+Score on snapshots); tests may implement it in memory.
 
-A state is an `EnvState`: a signed blob from the server, or, for a server
-that cannot snapshot, the task and the actions taken since its start (which
-the server re-plays). Either way the planner holds every node's state itself,
-so any replica of the environment can serve any call.
+A state is an `EnvState`: the snapshot the server returned (a signed blob, or a
+replay for a server that cannot serialise its state), kept opaque and passed
+back unchanged. The planner holds every node's snapshot itself, so any replica
+of the environment can serve any call.
 """
 
 from __future__ import annotations
@@ -30,17 +30,12 @@ class TaskRef:
     options: tuple[tuple[str, str], ...] = ()
     seed: int = 0
 
-    def start_request(self) -> env_pb.StartRequest:
-        request = env_pb.StartRequest(seed=self.seed, options=dict(self.options))
+    def reset_request(self) -> env_pb.ResetRequest:
+        request = env_pb.ResetRequest(seed=self.seed, options=dict(self.options))
         if self.inline_task is not None:
             request.inline_task.CopyFrom(self.inline_task)
         else:
             request.task_id = self.task_id
-        return request
-
-    def reset_request(self) -> env_pb.ResetRequest:
-        request = env_pb.ResetRequest()
-        request.ParseFromString(self.start_request().SerializeToString())  # same fields
         return request
 
     def with_option(self, key: str, value: str) -> TaskRef:
@@ -50,14 +45,9 @@ class TaskRef:
 
 @dataclass(frozen=True)
 class EnvState:
-    """Where an episode stands: `blob`, or (no snapshots) `task` and `actions` to re-play."""
+    """Where an episode stands: the environment's snapshot, opaque to the planner."""
 
-    blob: bytes = b""
-    task: TaskRef | None = None
-    actions: tuple[str, ...] = ()
-
-    def replay(self) -> env_pb.Replay:
-        return env_pb.Replay(start=self.task.start_request(), actions=list(self.actions))
+    snapshot: env_pb.Snapshot
 
 
 @dataclass(frozen=True)
@@ -69,7 +59,7 @@ class Started:
 
 @dataclass(frozen=True)
 class Stepped:
-    """One action's result (what Step answers) and the state it leads to.
+    """One action's result (a Step result) and the state it leads to.
 
     `answer_key` is the environment's identity of the answer the step gives
     (equal keys, same answer; "" for none)."""
@@ -101,11 +91,11 @@ class Environment(abc.ABC):
 
     @abc.abstractmethod
     async def start(self, task: TaskRef) -> Started:
-        """A new episode of `task`."""
+        """A new episode of `task` (Reset)."""
 
     @abc.abstractmethod
     async def transition(self, state: EnvState, actions: Sequence[str]) -> list[Stepped]:
-        """Each action applied on its own to `state`; results in the order of `actions`."""
+        """Each action applied on its own to `state` (Step); results in the order of `actions`."""
 
     @abc.abstractmethod
     async def score(self, state: EnvState) -> env_pb.ScoreResponse:

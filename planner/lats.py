@@ -3,13 +3,15 @@
 One iteration of the search:
   1. Selection: from the root, follow the child with the highest UCT
      (planner.tree) among children not yet exhausted, down to a node that has
-     not been expanded.
+     not been expanded (with progressive widening, alpha = config.widening,
+     or to an expanded node that may draw new children: fewer than
+     ceil(N^alpha) draws so far).
   2. Expansion: sample n actions for it from the act prompt (one model call
      with n samples; at the root, with greedy_first, CoT's greedy attempt and
      n - 1 samples); identical actions become one child whose
      self-consistency is their share of the n, and with dedup a repeat of
      any node of the tree is merged into it. All children are stepped in one
-     stateless Transition from the parent's state.
+     Step call on the parent's snapshot.
   3. Evaluation: each new non-terminal child gets
      V = lambda * LM + (1 - lambda) * SC (planner.evaluation), all children
      concurrently. A terminal child's value is its normalised reward; an
@@ -52,8 +54,8 @@ from planner.context import (DEFAULT_ITERATIONS, DEFAULT_MAX_DEPTH, DEFAULT_N_SA
                              LatsConfig, SearchContext, SearchOutcome, derived_seed)
 from planner.search import Strategy
 from planner.model_client import BudgetExhausted
-from planner.tree import (Node, SelectionRule, backpropagate, select_free_leaf, select_leaf,
-                          uct_rule)
+from planner.tree import (Node, SelectionRule, backpropagate, progressive_widening,
+                          select_free_leaf, select_leaf, uct_rule)
 
 SETTLED = "a class of answers that pass the environment's checks is big enough (stop_class_size)"
 
@@ -80,8 +82,9 @@ class Mcts(Strategy):
     async def _sequential(self, ctx: SearchContext, outcome: SearchOutcome) -> None:
         config = ctx.config
         rule = self.select_rule or uct_rule(config.exploration_weight)
+        widen = progressive_widening(config.widening) if config.widening else None
         for iteration in range(1, config.iterations + 1):
-            leaf = select_leaf(ctx.root, rule)
+            leaf = select_leaf(ctx.root, rule, widen)
             if leaf is None:
                 outcome.reason = "every branch of the tree is exhausted"
                 break
@@ -137,6 +140,8 @@ class _TreeParallel:
 
     def __init__(self, ctx: SearchContext, rule: SelectionRule, parallel: int):
         self.ctx, self.rule, self.parallel = ctx, rule, parallel
+        alpha = ctx.config.widening
+        self.widen = progressive_widening(alpha) if alpha else None
         self.started = 0              # iterations started (k bounds it)
         self.in_flight = 0
         self.finished = asyncio.Condition()
@@ -174,7 +179,7 @@ class _TreeParallel:
 
     async def _worker(self) -> None:
         while not self._stopped():
-            leaf = select_free_leaf(self.ctx.root, self.rule)
+            leaf = select_free_leaf(self.ctx.root, self.rule, self.widen)
             if leaf is None:
                 if self.in_flight == 0:
                     self.exhausted = True

@@ -139,7 +139,6 @@ def replica_name() -> str:
 class PlannerSettings:
     env_timeout: float = 120.0
     max_concurrent_runs: int = 8
-    env_protocol: str = "stateless"          # or "sessions" (planner.environment_client)
     lease: LeaseSettings = field(default_factory=LeaseSettings)
     owner: str = field(default_factory=replica_name)
     address: str = ""                        # where this planner answers WatchRun
@@ -379,14 +378,15 @@ class PlannerServicer(pb_grpc.PlannerServicer):
             return 0
 
     def _connect(self, address: str) -> Environment:
-        return connect_environment(address, self._settings.env_protocol,
-                                   timeout=self._settings.env_timeout)
+        return connect_environment(address, timeout=self._settings.env_timeout)
 
     async def _solve(self, request, task: TaskRef, env: Environment, context):
         max_samples = await self._gateway_max_samples(context)   # no gateway: fail fast
         try:
             description = await env.describe()
         except grpc.aio.AioRpcError as exc:
+            if exc.code() == grpc.StatusCode.FAILED_PRECONDITION:   # another protocol version
+                await context.abort(grpc.StatusCode.FAILED_PRECONDITION, exc.details())
             await context.abort(grpc.StatusCode.UNAVAILABLE,
                                 f"cannot reach the environment: {exc.details()}")
         try:

@@ -105,23 +105,42 @@ def uct_rule(exploration_weight: float) -> SelectionRule:
     return uct
 
 
-def select_leaf(root: Node, rule: SelectionRule) -> Node | None:
-    """Descends from the root by `rule` to a node that is not yet expanded.
+WideningRule = Callable[[Node], bool]
+
+
+def progressive_widening(alpha: float) -> WideningRule:
+    """Progressive widening (Coulom, 2007; Chaslot et al., 2008): an expanded node with
+    N visits may draw new children again while it has had fewer than ceil(N^alpha)
+    draws, so the tree keeps widening where it is visited most (alpha in (0, 1])."""
+
+    def may_widen(node: Node) -> bool:
+        return node.expanded and node.draws < math.ceil(max(node.visits, 1) ** alpha)
+
+    return may_widen
+
+
+def select_leaf(root: Node, rule: SelectionRule, widen: WideningRule | None = None
+                ) -> Node | None:
+    """Descends from the root by `rule` to a node that is not yet expanded, or
+    (with `widen`) to an expanded node that may draw new children.
 
     Only children that are not exhausted are candidates; ties go to the earlier
     child. Returns None when the whole tree is exhausted.
     """
     node = root
     while node.expanded:
+        if widen is not None and widen(node):
+            return node
         candidates = [c for c in node.children if not c.exhausted]
         if not candidates:  # cannot happen if mark_exhausted is kept up to date
             node.exhausted = True
-            return None if node is root else select_leaf(root, rule)
+            return None if node is root else select_leaf(root, rule, widen)
         node = max(candidates, key=lambda child: rule(node, child))
     return None if node.exhausted else node
 
 
-def select_free_leaf(root: Node, rule: SelectionRule) -> Node | None:
+def select_free_leaf(root: Node, rule: SelectionRule, widen: WideningRule | None = None
+                     ) -> Node | None:
     """As `select_leaf`, for parallel MCTS: a leaf some selection in flight is
     expanding (virtual_loss > 0) is not free, so the descent takes the next
     best child instead, backtracking where a whole subtree is taken; children
@@ -131,6 +150,8 @@ def select_free_leaf(root: Node, rule: SelectionRule) -> Node | None:
     def descend(node: Node) -> Node | None:
         if not node.expanded:
             return None if node.exhausted or node.virtual_loss else node
+        if widen is not None and widen(node) and not node.virtual_loss:
+            return node
         # a child still being evaluated (N = 0) is not yet a candidate
         candidates = [c for c in node.children
                       if not (c.exhausted or c.terminal or c.visits == 0)]
@@ -141,6 +162,13 @@ def select_free_leaf(root: Node, rule: SelectionRule) -> Node | None:
         return None
 
     return None if root.exhausted else descend(root)
+
+
+def reopen(node: Node) -> None:
+    """`node` has a child to explore again: it and its ancestors are not exhausted."""
+    while node is not None and node.exhausted:
+        node.exhausted = False
+        node = node.parent
 
 
 def mark_exhausted(node: Node) -> None:

@@ -104,8 +104,7 @@ class CodeRunnerDomain(Domain):
 
     def describe(self) -> DomainDescription:
         return DomainDescription(
-            capabilities=environment_pb2.Capabilities(snapshot=True, inline_tasks=False,
-                                                      score=True),
+            capabilities=environment_pb2.Capabilities(inline_tasks=False, score=True),
             action_grammar=GRAMMAR,
             reward_range=environment_pb2.RewardRange(min=0, max=1, success_threshold=1),
             prompt_pack=prompt_pack(self.config.internal_tests),

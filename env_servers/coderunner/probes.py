@@ -2,7 +2,7 @@
 
 Two programs that return the same values (or raise the same exception types)
 on the same inputs behave alike; the code runner's answer key
-(StepResponse.answer_key) is a digest of a program's behaviour on probe
+(StepResult.answer_key) is a digest of a program's behaviour on probe
 inputs. The probes are built only from the task's own statement, never from
 its hidden tests:
 

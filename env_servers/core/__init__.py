@@ -1,8 +1,8 @@
 """The environment server framework: a `Domain` plus `EnvironmentServicer`.
 
 A new environment implements `Domain` (see `domain.py`) and adds one line to
-`env_servers.registry`; sessions, snapshots, validation, limits and paging come
-from here.
+`env_servers.registry`; snapshots, validation, limits and paging come from
+here (environment.proto, package lats.environment.v2).
 """
 
 from env_servers.core.domain import (

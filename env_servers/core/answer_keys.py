@@ -1,4 +1,4 @@
-"""Answer keys: the identity of the answer a step gives (StepResponse.answer_key).
+"""Answer keys: the identity of the answer a step gives (StepResult.answer_key).
 
 Two step results with the same non-empty key give the same answer; "" means
 the step gave none. On the wire a key is at most MAX_KEY_CHARS printable

@@ -1,12 +1,12 @@
 """The `Domain` contract: what an environment must provide to be served.
 
 A domain is the task-specific half of an environment server; the generic
-`EnvironmentServicer` supplies sessions, snapshots, validation and limits.
+`EnvironmentServicer` supplies snapshots, validation, limits and paging.
 
 State is a JSON-serialisable dict holding the domain's WHOLE episode state:
-the servicer stores it per session, signs it into snapshot blobs and hands it
-back to `step`, `observation_of` and `score`. Domains must treat a state they
-receive as immutable and return a new dict from `step`.
+the servicer signs it into snapshot blobs (or, with `blob_snapshots` False,
+names it by replay) and hands it back to `step` and `score`. Domains must
+treat a state they receive as immutable and return a new dict from `step`.
 
 Every method may be sync or `async`. Sync methods run on the event loop unless
 `offload_sync_calls` is true, in which case they run in a worker thread (set it
@@ -37,9 +37,12 @@ REWARD_MODES = reward_modes.NAMES
 
 @dataclass(frozen=True)
 class DomainDescription:
-    """The parts of Describe a domain decides (the server adds session limits).
+    """The parts of Describe a domain decides (the server adds its batch limit).
 
     `splits[0]` is the default split (used when ListTasks asks for "").
+    `blob_snapshots` False: the servicer names states by replay (the reset and
+    the actions since, re-played on every call) instead of signing them into
+    blobs, e.g. for a state too costly to serialise.
     """
 
     capabilities: environment_pb2.Capabilities
@@ -51,6 +54,7 @@ class DomainDescription:
     max_steps: int = 8
     max_action_bytes: int = 4096
     facts: environment_pb2.EnvironmentFacts | None = None
+    blob_snapshots: bool = True
 
     def __post_init__(self) -> None:
         if not self.splits:
@@ -84,7 +88,7 @@ class StepOutcome:
     previous state whatever `state` holds (the step still counts).
 
     `answer_key` names the answer the step gives (environment.proto,
-    StepResponse.answer_key): equal keys mean the same answer; "" when the
+    StepResult.answer_key): equal keys mean the same answer; "" when the
     step gives none. It must not depend on hidden ground truth, and a domain
     that sets keys states `facts.answer_keys` in its description.
     """
@@ -141,10 +145,6 @@ class Domain(abc.ABC):
     @abc.abstractmethod
     def step(self, state: State, action: str) -> MaybeAwaitable[StepOutcome]:
         """Applies one action (already size-checked, never empty) to `state`."""
-
-    @abc.abstractmethod
-    def observation_of(self, state: State) -> MaybeAwaitable[str]:
-        """The latest observation of `state` (what Restore answers with)."""
 
     @abc.abstractmethod
     def score(self, state: State) -> MaybeAwaitable[ScoreResult]:

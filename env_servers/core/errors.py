@@ -16,25 +16,26 @@ class EnvError(Exception):
 
 
 class InvalidRequest(EnvError):
-    """Malformed request: bad action size, blob, option, task spec or page token."""
+    """Malformed request: bad action size, snapshot, option, task spec or page token."""
 
     code = grpc.StatusCode.INVALID_ARGUMENT
 
 
 class NotFound(EnvError):
-    """Unknown task id, or unknown / closed / expired session."""
+    """Unknown task id."""
 
     code = grpc.StatusCode.NOT_FOUND
 
 
 class FailedPrecondition(EnvError):
-    """The session is finished, or the operation needs a missing capability."""
+    """The episode is over, or the operation needs a missing capability."""
 
     code = grpc.StatusCode.FAILED_PRECONDITION
 
 
 class CapacityExhausted(EnvError):
-    """The server's session capacity is full."""
+    """No capacity is left for the request (e.g. the connections to a service the
+    environment fronts); retry later."""
 
     code = grpc.StatusCode.RESOURCE_EXHAUSTED
 

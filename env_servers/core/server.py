@@ -1,4 +1,9 @@
-"""Hosting an `EnvironmentServicer` on a gRPC server built by `lats_runtime.serving`."""
+"""Hosting an `EnvironmentServicer` on a gRPC server built by `lats_runtime.serving`.
+
+Beside lats.environment.v2.Environment, the server answers every call to a
+retired protocol version (lats.v1.Environment) with FAILED_PRECONDITION naming
+the version it speaks (`lats_runtime.environment_versions`).
+"""
 
 from __future__ import annotations
 
@@ -7,7 +12,9 @@ import dataclasses
 import inspect
 import logging
 
-from lats_pb import environment_pb2, environment_pb2_grpc
+import grpc
+from lats_pb import environment_pb2_grpc
+from lats_runtime import environment_versions
 
 from env_servers.core.domain import Domain
 from env_servers.core.servicer import EnvironmentServicer
@@ -16,17 +23,33 @@ from lats_runtime.serving import RunningServer, ServerOptions, ServiceSpec, serv
 
 log = logging.getLogger(__name__)
 
-SERVICE_NAME = environment_pb2.DESCRIPTOR.services_by_name["Environment"].full_name
+SERVICE_NAME = environment_versions.SERVICE
+
+
+class RetiredVersions(grpc.GenericRpcHandler):
+    """Answers calls to a retired protocol version with FAILED_PRECONDITION naming this one."""
+
+    def service(self, handler_call_details):
+        method = handler_call_details.method
+        if environment_versions.retired_service_of(method) is None:
+            return None
+
+        async def refuse(request: bytes, context) -> None:
+            await context.abort(grpc.StatusCode.FAILED_PRECONDITION,
+                                environment_versions.retired_call_message(method))
+
+        return grpc.unary_unary_rpc_method_handler(refuse)
 
 
 def environment_service(servicer: EnvironmentServicer) -> ServiceSpec:
-    """The `ServiceSpec` that registers `servicer` as lats.v1.Environment."""
-    return ServiceSpec(
-        full_name=SERVICE_NAME,
-        register=lambda server: environment_pb2_grpc.add_EnvironmentServicer_to_server(
-            servicer, server
-        ),
-    )
+    """The `ServiceSpec` that registers `servicer` as lats.environment.v2.Environment
+    (and the refusal of retired versions)."""
+
+    def register(server) -> None:
+        environment_pb2_grpc.add_EnvironmentServicer_to_server(servicer, server)
+        server.add_generic_rpc_handlers((RetiredVersions(),))
+
+    return ServiceSpec(full_name=SERVICE_NAME, register=register)
 
 
 class EnvironmentServer:
@@ -47,7 +70,6 @@ async def start_environment_server(
 ) -> EnvironmentServer:
     """Starts `servicer` on `options.address` (default 127.0.0.1:0)."""
     running = await start_server([environment_service(servicer)], options or ServerOptions())
-    await servicer.start()
     return EnvironmentServer(running, servicer)
 
 
@@ -77,7 +99,7 @@ async def report_readiness(domain: Domain, running: RunningServer) -> None:
 async def serve_environment(
     domain: Domain, settings: EnvSettings, options: ServerOptions
 ) -> None:
-    """Serves `domain` until SIGTERM/SIGINT, then closes sessions and the domain.
+    """Serves `domain` until SIGTERM/SIGINT, then closes the domain.
 
     The server listens at once; health reports SERVING once the domain is ready.
     """
@@ -86,7 +108,6 @@ async def serve_environment(
     options = dataclasses.replace(options, serving_at_start=False)
 
     async def started(running: RunningServer) -> None:
-        await servicer.start()
         readiness.append(asyncio.create_task(report_readiness(domain, running)))
 
     async def stopped() -> None:

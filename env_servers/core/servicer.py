@@ -1,15 +1,13 @@
 """`EnvironmentServicer`: the RPCs of environment.proto for any `Domain`.
 
-The servicer owns everything generic: request validation, sessions (expiry,
-capacity, per-session locking), step counting and truncation at `max_steps`,
-signed snapshots with fork-on-Restore, the stateless Start / Transition pair
-(on signed blobs, or on replays when the domain cannot snapshot), ListTasks
-paging and Struct mapping. Step and Transition share one rule for advancing
-an episode (`_advance`), so a transition is exactly Restore + Step + Snapshot.
-Domain errors (`env_servers.core.errors`) become gRPC statuses.
+The servicer owns everything generic: request validation, step counting and
+truncation at `max_steps`, snapshots (signed blobs, or replays when the
+domain names its states by replay), the batch of a Step, ListTasks paging and
+Struct mapping. No session lives here: every call carries its state, so any
+replica sharing the snapshot key answers any call alike. Domain errors
+(`env_servers.core.errors`) become gRPC statuses.
 
-Call `await start()` once the event loop runs (starts the expiry sweep) and
-`await close()` on shutdown.
+Call `await close()` on shutdown (it closes the domain).
 """
 
 from __future__ import annotations
@@ -18,9 +16,9 @@ import asyncio
 import functools
 import inspect
 import logging
-import math
 import time
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any
 
 import grpc
@@ -32,9 +30,8 @@ from lats_runtime.quoting import quoted
 from env_servers.core.answer_keys import checked_answer_key
 from env_servers.core.domain import Domain, ResetOutcome, State
 from env_servers.core.errors import EnvError, FailedPrecondition, InvalidRequest
-from env_servers.core.metrics import SESSIONS_OPEN, STEP_SECONDS, STEPS, step_outcome
+from env_servers.core.metrics import STEP_SECONDS, STEPS, step_outcome
 from env_servers.core.paging import page
-from env_servers.core.sessions import SessionStore
 from env_servers.core.settings import EnvSettings
 from env_servers.core.snapshots import SnapshotCodec, SnapshotPayload, snapshot_key
 from env_servers.core.structs import from_struct, to_struct
@@ -77,6 +74,14 @@ def _bounded(message: str) -> str:
     return message[:MAX_MESSAGE_CHARS] + f"... (cut at {MAX_MESSAGE_CHARS} of {len(message)} characters)"
 
 
+@dataclass(frozen=True)
+class _Point:
+    """A snapshot, decoded: the episode there, and (replay snapshots) how it was reached."""
+
+    episode: SnapshotPayload
+    replay: environment_pb2.Replay | None = None
+
+
 class EnvironmentServicer(environment_pb2_grpc.EnvironmentServicer):
     """Serves one `Domain` under `EnvSettings`."""
 
@@ -87,20 +92,12 @@ class EnvironmentServicer(environment_pb2_grpc.EnvironmentServicer):
         self.max_steps = settings.max_steps or self.description.max_steps
         self.max_action_bytes = settings.max_action_bytes or self.description.max_action_bytes
         self.max_batch_actions = settings.max_batch_actions
-        self.sessions = SessionStore(settings.max_sessions, settings.session_ttl_seconds)
-        self.codec = SnapshotCodec(
-            snapshot_key(settings.snapshot_key), domain.name, domain.version
-        )
-        self._describe_response = self._build_describe(settings)
-        sessions = self.sessions
-        SESSIONS_OPEN.labels(domain.name).set_function(lambda: len(sessions))
-
-    async def start(self) -> None:
-        self.sessions.start_sweeper()
+        self.blobs = self.description.blob_snapshots
+        self.codec = (SnapshotCodec(snapshot_key(settings.snapshot_key), domain.name,
+                                    domain.version) if self.blobs else None)
+        self._describe_response = self._build_describe()
 
     async def close(self) -> None:
-        await self.sessions.stop_sweeper()
-        self.sessions.clear()
         await self._call(self.domain.close)
 
     # --- RPCs -----------------------------------------------------------------
@@ -125,89 +122,49 @@ class EnvironmentServicer(environment_pb2_grpc.EnvironmentServicer):
 
     @_rpc
     async def Reset(self, request, context):
-        self._task_of(request)  # a bad request is INVALID_ARGUMENT even on a full server
-        self.sessions.ensure_room()
-        outcome = await self._start(request)
-        session = self.sessions.open(outcome.state)
+        outcome = await self._reset(request)
+        first = _Point(SnapshotPayload(outcome.state, 0, False),
+                       environment_pb2.Replay(reset=request) if not self.blobs else None)
         return environment_pb2.ResetResponse(
-            session_id=session.id,
             observation=outcome.observation,
             task_id=outcome.task_id,
             info=to_struct(outcome.info),
+            snapshot=self._snapshot(first),
         )
 
     @_rpc
     async def Step(self, request, context):
-        self._check_action(request.action)
-        session = self.sessions.get(request.session_id)
-        async with session.lock:
-            if session.closed:  # closed or expired while this call waited
-                self.sessions.get(session.id)
-            before = SnapshotPayload(session.state, session.steps, session.terminated,
-                                     session.foreign)
-            response, after = await self._advance(before, request.action)
-            session.state, session.steps, session.terminated = (
-                after.state, after.steps, after.terminated)
-            self.sessions.touch(session)
-        return response
-
-    @_rpc
-    async def Start(self, request, context):
-        outcome = await self._start(request)
-        return environment_pb2.StartResponse(
-            observation=outcome.observation,
-            task_id=outcome.task_id,
-            info=to_struct(outcome.info),
-            blob=self._blob(SnapshotPayload(outcome.state, 0, False)),
-        )
-
-    @_rpc
-    async def Transition(self, request, context):
         actions = list(request.actions)
         self._check_batch(actions)
-        before = await self._episode_of(request.WhichOneof("state"), request)
-        self._check_not_over(before)
-        results = await asyncio.gather(*(self._advance(before, action) for action in actions))
-        return environment_pb2.TransitionResponse(results=[
-            environment_pb2.TransitionResult(step=response, blob=self._blob(after))
-            for response, after in results
-        ])
-
-    @_rpc
-    async def Snapshot(self, request, context):
-        self._require("snapshot", "Snapshot")
-        session = self.sessions.get(request.session_id)
-        async with session.lock:
-            payload = SnapshotPayload(session.state, session.steps, session.terminated)
-        return environment_pb2.SnapshotResponse(blob=self.codec.encode(payload))
-
-    @_rpc
-    async def Restore(self, request, context):
-        self._require("snapshot", "Restore")
-        payload = await self._decoded(request.blob)
-        self.sessions.ensure_room()
-        observation = await self._on_state(payload.foreign, self.domain.observation_of,
-                                           payload.state)
-        session = self.sessions.open(payload.state, payload.steps, payload.terminated,
-                                     foreign=True)
-        return environment_pb2.RestoreResponse(session_id=session.id, observation=observation)
-
-    @_rpc
-    async def Close(self, request, context):
-        self.sessions.close(request.session_id)
-        return environment_pb2.CloseResponse()
+        before = await self._point_of(request, "Step")
+        self._check_not_over(before.episode)
+        results = await asyncio.gather(*(self._advance(before.episode, action)
+                                         for action in actions))
+        response = environment_pb2.StepResponse()
+        for action, (result, after) in zip(actions, results):
+            result.snapshot.CopyFrom(self._snapshot(self._next(before, after, action)))
+            response.results.append(result)
+        return response
 
     @_rpc
     async def Score(self, request, context):
         self._require("score", "Score")
-        state, foreign = await self._state_to_score(request)
-        result = await self._on_state(foreign, self.domain.score, state)
+        point = await self._point_of(request, "Score")
+        result = await self._on_state(point.episode.foreign, self.domain.score,
+                                      point.episode.state)
         return environment_pb2.ScoreResponse(
             score=result.score,
             success=result.success,
             metrics={k: float(v) for k, v in result.metrics.items()},
             details=result.details,
         )
+
+    async def episode_at(self, snapshot: environment_pb2.Snapshot) -> SnapshotPayload:
+        """The episode a snapshot names, verified as Step verifies it (for in-process
+        callers, e.g. the OpenEnv app); a snapshot this server would refuse raises
+        the same `EnvError`."""
+        request = environment_pb2.ScoreRequest(snapshot=snapshot)
+        return (await self._point_of(request, "a snapshot")).episode
 
     # --- helpers --------------------------------------------------------------
 
@@ -222,12 +179,6 @@ class EnvironmentServicer(environment_pb2_grpc.EnvironmentServicer):
         if inspect.isawaitable(result):
             result = await result
         return result
-
-    async def _decoded(self, blob: bytes) -> SnapshotPayload:
-        """A verified blob whose state the domain accepts; else InvalidRequest."""
-        payload = self.codec.decode(blob)
-        await self._on_state(True, self.domain.check_state, payload.state)
-        return payload
 
     async def _on_state(self, foreign: bool, function: Callable, *args: Any) -> Any:
         """A domain call on a state; if the state came from a client's blob, a
@@ -244,16 +195,16 @@ class EnvironmentServicer(environment_pb2_grpc.EnvironmentServicer):
             raise
         except _STATE_ERRORS as error:
             raise InvalidRequest(
-                f"the blob's state does not fit {self.domain.name} v{self.domain.version} "
-                f"({type(error).__name__}: {quoted(str(error))}); send a blob this "
-                "environment's Start, Transition or Snapshot returned") from error
+                f"the snapshot's state does not fit {self.domain.name} v{self.domain.version} "
+                f"({type(error).__name__}: {quoted(str(error))}); send a snapshot this "
+                "environment's Reset or Step returned") from error
 
     def _task_of(self, request) -> str | dict:
         which = request.WhichOneof("task")
         if which == "task_id" and request.task_id:
             return request.task_id
         if which == "inline_task":
-            self._require("inline_tasks", "Reset with inline_task")
+            self._require("inline_tasks", "a Reset with inline_task")
             bad = non_finite_at(request.inline_task)
             if bad is not None:
                 raise InvalidRequest(f"inline_task.{bad} is not a finite number (NaN and "
@@ -275,10 +226,10 @@ class EnvironmentServicer(environment_pb2_grpc.EnvironmentServicer):
 
     def _check_batch(self, actions: list[str]) -> None:
         if not actions:
-            raise InvalidRequest("Transition needs at least one action in `actions`")
+            raise InvalidRequest("Step needs at least one action in `actions`")
         if len(actions) > self.max_batch_actions:
             raise InvalidRequest(
-                f"Transition carries {len(actions)} actions, more than "
+                f"Step carries {len(actions)} actions, more than "
                 f"limits.max_batch_actions={self.max_batch_actions}; split the batch"
             )
         for action in actions:
@@ -288,14 +239,15 @@ class EnvironmentServicer(environment_pb2_grpc.EnvironmentServicer):
         if episode.terminated or episode.steps >= self.max_steps:
             how = "terminated" if episode.terminated else f"hit max_steps={self.max_steps}"
             raise FailedPrecondition(
-                f"the episode is over ({how} after {episode.steps} steps); start a new "
-                "episode (Reset / Start) or continue from an earlier state"
+                f"the episode is over ({how} after {episode.steps} steps); Reset for a new "
+                "episode or continue from an earlier snapshot"
             )
 
     async def _advance(
         self, before: SnapshotPayload, action: str
-    ) -> tuple[environment_pb2.StepResponse, SnapshotPayload]:
-        """One action on one episode state: what Step answers and the state after.
+    ) -> tuple[environment_pb2.StepResult, SnapshotPayload]:
+        """One action on one episode state: its step result (without the new
+        snapshot) and the episode after it.
 
         An invalid action keeps the domain state but still counts as a step.
         """
@@ -308,7 +260,7 @@ class EnvironmentServicer(environment_pb2_grpc.EnvironmentServicer):
         state = before.state if outcome.invalid_action else outcome.state
         after = SnapshotPayload(state, before.steps + 1, bool(outcome.terminated),
                                 before.foreign)
-        response = environment_pb2.StepResponse(
+        result = environment_pb2.StepResult(
             observation=outcome.observation,
             reward=outcome.reward,
             terminated=after.terminated,
@@ -318,37 +270,57 @@ class EnvironmentServicer(environment_pb2_grpc.EnvironmentServicer):
             steps=after.steps,
             answer_key="" if outcome.invalid_action else checked_answer_key(outcome.answer_key),
         )
-        return response, after
+        return result, after
 
-    async def _start(self, request) -> ResetOutcome:
-        """A new episode for a Reset- or Start-shaped request."""
+    async def _reset(self, request) -> ResetOutcome:
+        """A new episode for a ResetRequest."""
         task = self._task_of(request)
         return await self._call(self.domain.reset, task, request.seed, dict(request.options))
 
-    def _blob(self, episode: SnapshotPayload) -> bytes:
-        """The signed state, or b"" when the domain cannot snapshot."""
-        if not self.description.capabilities.snapshot:
-            return b""
-        return self.codec.encode(episode)
+    def _snapshot(self, point: _Point) -> environment_pb2.Snapshot:
+        """The snapshot a client gets for `point`: its signed blob, or its replay."""
+        if point.replay is not None:
+            return environment_pb2.Snapshot(replay=point.replay)
+        return environment_pb2.Snapshot(blob=self.codec.encode(point.episode))
 
-    async def _episode_of(self, which: str | None, request) -> SnapshotPayload:
-        """The state a Transition or Score request names by `which` of its oneof."""
+    @staticmethod
+    def _next(before: _Point, after: SnapshotPayload, action: str) -> _Point:
+        if before.replay is None:
+            return _Point(after)
+        replay = environment_pb2.Replay(reset=before.replay.reset,
+                                        actions=[*before.replay.actions, action])
+        return _Point(after, replay)
+
+    async def _point_of(self, request, method: str) -> _Point:
+        """The state a Step or Score request's snapshot names."""
+        which = request.snapshot.WhichOneof("kind") if request.HasField("snapshot") else None
+        made = "blob" if self.blobs else "replay"
+        if which is None:
+            raise InvalidRequest(f"{method} needs a snapshot: pass the one Reset or Step "
+                                 "returned")
+        if which != made:
+            raise InvalidRequest(
+                f"this server's snapshots are {made}s, and this one is a {which}; pass a "
+                "snapshot this environment's Reset or Step returned, unchanged")
         if which == "blob":
-            self._require("snapshot", "a state given as a blob")
-            return await self._decoded(request.blob)
-        if which == "replay":
-            return await self._replay(request.replay)
-        raise InvalidRequest("name the state: set blob (from Start or Transition) or replay")
+            payload = self.codec.decode(request.snapshot.blob)
+            await self._on_state(True, self.domain.check_state, payload.state)
+            return _Point(payload)
+        return await self._replayed(request.snapshot.replay)
 
-    async def _replay(self, replay) -> SnapshotPayload:
-        """Re-plays a replay's actions from its start; every action counts."""
+    async def _replayed(self, replay: environment_pb2.Replay) -> _Point:
+        """Re-plays a replay's actions from its reset; every action counts."""
         for action in replay.actions:
             self._check_action(action)
-        outcome = await self._start(replay.start)
+        outcome = await self._reset(replay.reset)
         episode = SnapshotPayload(outcome.state, 0, False)
-        for action in replay.actions:
+        for number, action in enumerate(replay.actions, start=1):
+            if episode.terminated or episode.steps >= self.max_steps:
+                raise InvalidRequest(
+                    f"the replay goes on after its episode ended (action {number} of "
+                    f"{len(replay.actions)}); pass a snapshot this environment returned")
             _, episode = await self._advance(episode, action)
-        return episode
+        return _Point(episode, replay)
 
     def _require(self, capability: str, operation: str) -> None:
         if not getattr(self.description.capabilities, capability):
@@ -357,19 +329,7 @@ class EnvironmentServicer(environment_pb2_grpc.EnvironmentServicer):
                 f"{self.domain.name!r} does not support; see Describe"
             )
 
-    async def _state_to_score(self, request) -> tuple[State, bool]:
-        """The state a Score request names, and whether it came from a client's blob."""
-        which = request.WhichOneof("target")
-        if which == "session_id":
-            session = self.sessions.get(request.session_id)
-            async with session.lock:
-                return session.state, session.foreign
-        if which in ("blob", "replay"):
-            episode = await self._episode_of(which, request)
-            return episode.state, episode.foreign
-        raise InvalidRequest("Score needs a target: set session_id, blob or replay")
-
-    def _build_describe(self, settings: EnvSettings) -> environment_pb2.DescribeResponse:
+    def _build_describe(self) -> environment_pb2.DescribeResponse:
         d = self.description
         facts = {"facts": d.facts} if d.facts is not None else {}
         return environment_pb2.DescribeResponse(
@@ -382,8 +342,6 @@ class EnvironmentServicer(environment_pb2_grpc.EnvironmentServicer):
             limits=environment_pb2.Limits(
                 max_steps=self.max_steps,
                 max_action_bytes=self.max_action_bytes,
-                max_sessions=settings.max_sessions,
-                session_ttl_seconds=math.ceil(settings.session_ttl_seconds),
                 max_batch_actions=self.max_batch_actions,
             ),
             prompt_pack=d.prompt_pack,

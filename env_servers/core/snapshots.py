@@ -1,4 +1,4 @@
-"""Snapshot blobs: a session's whole state, self-contained and signed.
+"""Snapshot blobs: an episode's whole state, self-contained and signed.
 
 Layout (format version 1):
     b"LATS" | version byte | HMAC-SHA256 (32 bytes) | zlib(JSON payload)
@@ -6,8 +6,11 @@ The MAC covers the magic, the version byte and the compressed payload. The
 payload names the environment (name + version) and carries the domain state,
 the step count and whether the episode terminated.
 
-Any replica holding the same key can restore a blob. Every defect (altered,
-truncated, foreign, wrong key, unknown format) raises `InvalidRequest`.
+Blobs are opaque to clients; any replica holding the same key continues a
+blob. Every defect raises `InvalidRequest` naming it: too short or not a
+LATS blob, an unknown format version, a failed signature (altered, truncated,
+extended, or signed with another key), an unreadable payload, or a blob of
+another environment or version.
 """
 
 from __future__ import annotations
@@ -30,7 +33,7 @@ FORMAT_VERSION = 1
 _MAC_BYTES = hashlib.sha256().digest_size
 _HEADER_BYTES = len(MAGIC) + 1 + _MAC_BYTES
 MAX_PAYLOAD_BYTES = 64 * 1024 * 1024
-MAX_STEPS = 2**31 - 1       # StepResponse.steps is a uint32; no episode comes near
+MAX_STEPS = 2**31 - 1       # StepResult.steps is a uint32; no episode comes near
 
 
 def snapshot_key(configured: str | None) -> bytes:
@@ -39,15 +42,15 @@ def snapshot_key(configured: str | None) -> bytes:
         return configured.encode("utf-8")
     log.warning(
         "no snapshot key configured (--snapshot-key / LATS_SNAPSHOT_KEY): using a "
-        "random per-process key, so only this process can Restore its snapshots; "
-        "replicas must share one key for cross-replica Restore"
+        "random per-process key, so only this process accepts its snapshots; "
+        "replicas must share one key to continue each other's snapshots"
     )
     return secrets.token_bytes(32)
 
 
 @dataclass(frozen=True)
 class SnapshotPayload:
-    """What a blob restores: the state, the step count, the terminated flag."""
+    """What a blob holds: the state, the step count, the terminated flag."""
 
     state: State
     steps: int
@@ -83,13 +86,13 @@ class SnapshotCodec:
         if len(blob) < _HEADER_BYTES or not blob.startswith(MAGIC):
             raise InvalidRequest(
                 f"not a LATS snapshot blob ({len(blob)} bytes): it is truncated or "
-                "garbage; pass the bytes exactly as Snapshot returned them"
+                "garbage; pass the snapshot exactly as Reset or Step returned it"
             )
         head, mac, body = blob[:5], blob[5:_HEADER_BYTES], blob[_HEADER_BYTES:]
         if head[4] != FORMAT_VERSION:
             raise InvalidRequest(
                 f"snapshot format v{head[4]} is not supported (this server reads "
-                f"v{FORMAT_VERSION}); restore it on the server version that made it"
+                f"v{FORMAT_VERSION}); continue it on the server version that made it"
             )
         if not hmac.compare_digest(mac, self._mac(head, body)):
             raise InvalidRequest(
@@ -105,7 +108,7 @@ class SnapshotCodec:
             raise InvalidRequest(
                 f"snapshot is from environment {document.get('env')!r} "
                 f"v{document.get('env_version')}, but this server runs "
-                f"{self._env_name!r} v{self._env_version}; restore it on a "
+                f"{self._env_name!r} v{self._env_version}; continue it on a "
                 "server of that environment"
             )
         return SnapshotPayload(

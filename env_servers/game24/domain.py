@@ -3,7 +3,7 @@
 State (JSON): `task_id`, `numbers` (the inputs) and `left` (numbers still to
 combine) as exact fraction strings, `steps` (canonical valid steps so far),
 `done`, `solved`, `answer` (the judged answer expression or null) and
-`observation` (the latest one, for Restore).
+`observation` (the latest one).
 
 Rewards: 1 for a correct answer (terminal), 0 otherwise. A wrong answer or a
 dead end (one number left that is not 24) is terminal with reward 0. Inline
@@ -81,9 +81,7 @@ class Game24Domain(Domain):
 
     def describe(self) -> DomainDescription:
         return DomainDescription(
-            capabilities=environment_pb2.Capabilities(
-                snapshot=True, inline_tasks=True, score=True
-            ),
+            capabilities=environment_pb2.Capabilities(inline_tasks=True, score=True),
             action_grammar=GRAMMAR,
             reward_range=environment_pb2.RewardRange(min=0, max=1, success_threshold=1),
             prompt_pack=prompt_pack(),

@@ -1,9 +1,9 @@
 """Calling an `EnvironmentServicer` in process, as a gRPC client would.
 
 The OpenEnv environment drives our servicer through its own RPC methods
-(Start, Transition, Score, Restore, ...), so every rule of environment.proto
-holds unchanged: validation, step counting, truncation, invalid actions,
-signed blobs, replays. A refused call raises `CallRefused` with the status
+(Reset, Step, Score, ...), so every rule of environment.proto holds
+unchanged: validation, step counting, truncation, invalid actions, signed
+blobs, replays. A refused call raises `CallRefused` with the status
 and the message the servicer would have sent.
 """
 
@@ -31,7 +31,7 @@ class _Context:
 
 
 class InProcessEnvironment:
-    """`await env.call("Transition", request)` -> the response message."""
+    """`await env.call("Step", request)` -> the response message."""
 
     def __init__(self, servicer: EnvironmentServicer):
         self.servicer = servicer

@@ -2,19 +2,24 @@
 
 Each OpenEnv session gets a `LatsOpenEnvironment`; all of them share one
 `ServedDomain`, which runs the domain under our own servicer in process
-(env_servers.openenv_app.calls). An episode is held as its signed blob (or,
-for a domain without snapshots, as its replay), so the OpenEnv session holds
-no other state, and:
+(env_servers.openenv_app.calls). An episode is held as its latest step result
+(environment.proto StepResult: the observation and the snapshot, a signed blob
+or a replay), so the OpenEnv session holds no other state, and:
 
   reset(task_id=..., seed=..., options={...})   start a task (without a task_id,
                                                the seed picks one: tasks[seed % n];
                                                without either, the tasks in turn)
-  reset(snapshot=BASE64)                        continue from a state's signed blob,
-                                               on this or any replica sharing the key
+  reset(snapshot=BASE64)                        continue from state().snapshot, on
+                                               this or any replica (sharing the key,
+                                               for signed blobs)
   reset(task_id=..., actions=[...])             re-play a state (any domain)
   step(LatsAction(text=...))                    one action, as Step answers it
   state                                         task, actions, snapshot, and Score
                                                once the episode has ended
+
+`state().snapshot` is the base64 of that latest StepResult: its snapshot is
+verified by the servicer on `reset(snapshot=...)` (a damaged or foreign one is
+refused), and its observation is what the session shows again.
 
 Score (hidden ground truth) is never in an observation: only `state` carries
 it, after the episode has ended, for the trainer that asks.
@@ -30,6 +35,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from google.protobuf import json_format
+from google.protobuf.message import DecodeError
 from openenv.core.env_server.interfaces import Environment
 from openenv.core.env_server.types import EnvironmentMetadata
 
@@ -60,8 +66,7 @@ class ServedDomain:
         self._turns = itertools.count()
 
     async def start(self) -> None:
-        """Starts the servicer, waits for the domain, reads Describe and the tasks."""
-        await self.servicer.start()
+        """Waits for the domain, reads Describe and the tasks."""
         await wait_until_ready(self.domain)
         self.description = await self.calls.call("Describe", environment_pb2.DescribeRequest())
         token = ""
@@ -93,10 +98,9 @@ class ServedDomain:
 
 @dataclass
 class Episode:
-    start: environment_pb2.StartRequest
+    reset: environment_pb2.ResetRequest
     task_id: str
-    blob: bytes = b""
-    replayed: list[str] = field(default_factory=list)    # actions since `start` (replays)
+    last: environment_pb2.StepResult                     # the latest result, with its snapshot
     actions: list[str] = field(default_factory=list)     # actions in this OpenEnv episode
     steps: int = 0
     done: bool = False
@@ -147,17 +151,16 @@ class LatsOpenEnvironment(Environment[LatsAction, LatsObservation, LatsState]):
         episode = self._episode
         if episode is None:
             raise RuntimeError("no episode in this session: call reset first")
-        result = await self._transition(action.text)
-        step = result.step
+        step = await self._step(action.text)
         episode.actions.append(action.text)
-        episode.replayed.append(action.text)
-        episode.blob = result.blob
+        episode.last = step
         episode.steps = step.steps
         episode.truncated = step.truncated
         episode.done = step.terminated or step.truncated
         episode.total_reward += step.reward
         if episode.done and self._served.description.capabilities.score:
-            episode.score = await self._served.calls.call("Score", self._target())
+            episode.score = await self._served.calls.call(
+                "Score", environment_pb2.ScoreRequest(snapshot=step.snapshot))
         return LatsObservation(text=step.observation, reward=step.reward, done=episode.done,
                                task_id=episode.task_id, steps=step.steps,
                                truncated=step.truncated, invalid_action=step.invalid_action,
@@ -171,9 +174,9 @@ class LatsOpenEnvironment(Environment[LatsAction, LatsObservation, LatsState]):
         score = episode.score
         return LatsState(
             episode_id=episode.episode_id, step_count=episode.steps, task_id=episode.task_id,
-            seed=episode.start.seed, actions=list(episode.actions), done=episode.done,
+            seed=episode.reset.seed, actions=list(episode.actions), done=episode.done,
             truncated=episode.truncated, total_reward=episode.total_reward,
-            snapshot=base64.b64encode(episode.blob).decode("ascii"),
+            snapshot=base64.b64encode(episode.last.SerializeToString()).decode("ascii"),
             score=None if score is None else score.score,
             success=None if score is None else score.success,
             score_details="" if score is None else score.details)
@@ -190,19 +193,21 @@ class LatsOpenEnvironment(Environment[LatsAction, LatsObservation, LatsState]):
         if task_id is not None and not isinstance(task_id, str):
             raise ValueError("task_id must be text (see the README's task list)")
         task = self._served.task_for(task_id, seed)
-        start = environment_pb2.StartRequest(task_id=task, seed=int(seed or 0),
+        reset = environment_pb2.ResetRequest(task_id=task, seed=int(seed or 0),
                                              options=options or {})
-        started = await self._served.calls.call("Start", start)
-        self._episode = Episode(start=start, task_id=started.task_id or task, blob=started.blob)
+        reply = await self._served.calls.call("Reset", reset)
+        first = environment_pb2.StepResult(observation=reply.observation, info=reply.info,
+                                           snapshot=reply.snapshot)
+        self._episode = Episode(reset=reset, task_id=reply.task_id or task, last=first)
         if actions:
             if not (isinstance(actions, list) and all(isinstance(a, str) for a in actions)):
                 raise ValueError("actions must be a list of texts (the actions to re-play)")
             return await self._replay(actions)
-        return LatsObservation(text=started.observation, task_id=self._episode.task_id,
-                               reward=0.0, info=json_format.MessageToDict(started.info))
+        return LatsObservation(text=reply.observation, task_id=self._episode.task_id,
+                               reward=0.0, info=json_format.MessageToDict(reply.info))
 
     async def _replay(self, actions: list[str]) -> LatsObservation:
-        """Re-plays `actions` from the start, one stateless Transition each."""
+        """Re-plays `actions` from the start, one Step each."""
         observation = None
         for text in actions:
             if self._episode.done:
@@ -212,44 +217,34 @@ class LatsOpenEnvironment(Environment[LatsAction, LatsObservation, LatsState]):
         return observation
 
     async def _restore(self, snapshot: Any) -> LatsObservation:
-        if not self._served.description.capabilities.snapshot:
-            raise ValueError(f"{self._served.description.name} has no snapshots; re-play a "
-                             "state with reset(task_id=..., actions=[...])")
         try:
-            blob = base64.b64decode(str(snapshot), validate=True)
-        except (binascii.Error, ValueError):
-            raise ValueError("snapshot is not base64: pass state().snapshot as it is") from None
-        payload = self._served.servicer.codec.decode(blob)
-        restored = await self._served.calls.call("Restore",
-                                                 environment_pb2.RestoreRequest(blob=blob))
-        await self._served.calls.call("Close",
-                                      environment_pb2.CloseRequest(session_id=restored.session_id))
-        task_id = payload.state.get("task_id", "") if isinstance(payload.state, dict) else ""
-        self._episode = Episode(start=environment_pb2.StartRequest(task_id=str(task_id)),
-                                task_id=str(task_id), blob=blob, steps=payload.steps,
-                                done=payload.terminated)
-        return LatsObservation(text=restored.observation, task_id=self._episode.task_id,
-                               steps=payload.steps, done=payload.terminated, reward=0.0)
+            last = environment_pb2.StepResult.FromString(
+                base64.b64decode(str(snapshot), validate=True))
+        except (binascii.Error, ValueError, DecodeError):
+            raise ValueError("snapshot is not one state() gave: pass state().snapshot as it "
+                             "is") from None
+        if not last.snapshot.WhichOneof("kind"):
+            raise ValueError("snapshot holds no state: pass state().snapshot as it is")
+        episode = await self._served.servicer.episode_at(last.snapshot)   # verified
+        if last.snapshot.WhichOneof("kind") == "replay":
+            reset = last.snapshot.replay.reset
+        else:
+            task = episode.state.get("task_id", "") if isinstance(episode.state, dict) else ""
+            reset = environment_pb2.ResetRequest(task_id=str(task))
+        max_steps = self._served.description.limits.max_steps
+        truncated = not episode.terminated and episode.steps >= max_steps
+        self._episode = Episode(reset=reset, task_id=reset.task_id, last=last,
+                                steps=episode.steps, done=episode.terminated or truncated,
+                                truncated=truncated)
+        return LatsObservation(text=last.observation, task_id=self._episode.task_id,
+                               steps=episode.steps, done=self._episode.done,
+                               truncated=truncated, reward=0.0)
 
-    async def _transition(self, text: str) -> environment_pb2.TransitionResult:
-        request = environment_pb2.TransitionRequest(actions=[text])
-        request.MergeFrom(self._target_of_transition())
-        response = await self._served.calls.call("Transition", request)
+    async def _step(self, text: str) -> environment_pb2.StepResult:
+        request = environment_pb2.StepRequest(snapshot=self._episode.last.snapshot,
+                                              actions=[text])
+        response = await self._served.calls.call("Step", request)
         return response.results[0]
-
-    def _target_of_transition(self) -> environment_pb2.TransitionRequest:
-        episode = self._episode
-        if self._served.description.capabilities.snapshot:
-            return environment_pb2.TransitionRequest(blob=episode.blob)
-        return environment_pb2.TransitionRequest(replay=environment_pb2.Replay(
-            start=episode.start, actions=episode.replayed))
-
-    def _target(self) -> environment_pb2.ScoreRequest:
-        episode = self._episode
-        if self._served.description.capabilities.snapshot:
-            return environment_pb2.ScoreRequest(blob=episode.blob)
-        return environment_pb2.ScoreRequest(replay=environment_pb2.Replay(
-            start=episode.start, actions=episode.replayed))
 
 
 def readme(d: environment_pb2.DescribeResponse, tasks: int) -> str:
@@ -257,12 +252,11 @@ def readme(d: environment_pb2.DescribeResponse, tasks: int) -> str:
     examples = "\n".join(f"    {example}" for example in d.action_grammar.examples)
     shown = ", ".join(f"`{t}`" for t in (d.splits[:1] or ["test"]))
     snapshots = (
-        "Every state is a signed snapshot: `state().snapshot` (base64) is the state after the "
-        "last step, and `reset(snapshot=...)` continues from it, in this session or on any "
-        "replica started with the same snapshot key; a search can branch from any earlier "
-        "state." if d.capabilities.snapshot else
-        "This environment has no snapshots; `reset(task_id=..., actions=[...])` re-plays a "
-        "state from its task and actions.")
+        "Every state is a snapshot: `state().snapshot` (base64) is the state after the last "
+        "step, and `reset(snapshot=...)` continues from it, in this session or on any replica "
+        "(started with the same snapshot key, where snapshots are signed blobs); a search can "
+        "branch from any earlier state. `reset(task_id=..., actions=[...])` re-plays a state "
+        "from its task and actions.")
     return f"""# {d.name} {d.version}
 
 {d.description}

@@ -3,8 +3,8 @@
 Actions are text, exactly as in environment.proto. The observation carries the
 environment's text and what Step answers besides (steps, truncated, invalid
 action, info). The state is for the trainer, not the agent: the task, the
-actions so far, the signed snapshot to come back to, and, once the episode
-has ended, its Score against hidden ground truth.
+actions so far, the snapshot to come back to, and, once the episode has
+ended, its Score against hidden ground truth.
 """
 
 from __future__ import annotations
@@ -38,8 +38,9 @@ class LatsState(State):
     done: bool = False
     truncated: bool = False
     total_reward: float = 0.0
-    snapshot: str = Field(default="", description="The state as a signed blob, base64: pass it "
-                          "to reset(snapshot=...) on any replica sharing the snapshot key")
+    snapshot: str = Field(default="", description="The state after the last step, base64: "
+                          "pass it to reset(snapshot=...) on any replica (sharing the snapshot "
+                          "key, where snapshots are signed blobs)")
     score: float | None = Field(default=None, description="Score against hidden ground truth, "
                                 "once the episode has ended")
     success: bool | None = None

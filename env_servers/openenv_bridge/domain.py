@@ -8,8 +8,8 @@ way to snapshot or restore one. This domain fronts such a server by URL:
     schema (GET /schema), with any part replaced by a pack file
     (env_servers.pack_file; its [openenv] table names the action field and the
     observation fields to show, its [tasks] table the tasks).
-  * States are replays (capabilities.snapshot is false): the task and the
-    valid actions since its reset. What the server answered is remembered by
+  * Snapshots are replays (`blob_snapshots` is false): the Reset and the
+    actions since. What the server answered is remembered by
     state and action, so re-playing a known prefix costs no remote call;
     sessions at known states are pooled (env_servers.openenv_bridge.remote),
     and a step from any other state rebuilds one by a reset and a replay.
@@ -228,8 +228,8 @@ class OpenEnvDomain(Domain):
             f"Each step, reply with exactly one action. {grammar.description}") if part)
         max_steps = pack.max_steps or DEFAULT_MAX_STEPS
         return DomainDescription(
-            capabilities=environment_pb2.Capabilities(snapshot=False, inline_tasks=False,
-                                                      score=True),
+            capabilities=environment_pb2.Capabilities(inline_tasks=False, score=True),
+            blob_snapshots=False,
             action_grammar=pack.grammar(grammar),
             reward_range=pack.rewards(environment_pb2.RewardRange(min=0, max=1,
                                                                   success_threshold=1)),

@@ -2,9 +2,8 @@
 
 Tasks are seeds (`seed-0`, `seed-1`, ...): TextArena seeds Python's random
 generator at reset, so a seed names one puzzle. There are no snapshot blobs
-(capabilities.snapshot is false): a state is named by replay, the task and the
-moves since its start, and the engine (env_servers.textarena.engine) rebuilds
-it. Before serving, the domain plays the game's example moves twice, once
+(`blob_snapshots` is false): the snapshots are replays, the Reset and the moves
+since, and the engine (env_servers.textarena.engine) rebuilds a state from one. Before serving, the domain plays the game's example moves twice, once
 continuing a live game and once replaying from scratch, and refuses to serve
 (`CannotServe`) if the two disagree.
 
@@ -93,8 +92,8 @@ class TextArenaDomain(Domain):
         prompt_pack = pack.pack(generic_prompt_pack(
             instructions, list(grammar.examples), max_depth=spec.search_depth))
         return DomainDescription(
-            capabilities=environment_pb2.Capabilities(snapshot=False, inline_tasks=False,
-                                                      score=True),
+            capabilities=environment_pb2.Capabilities(inline_tasks=False, score=True),
+            blob_snapshots=False,
             action_grammar=grammar,
             reward_range=pack.rewards(environment_pb2.RewardRange(
                 min=0, max=1, success_threshold=SUCCESS)),

@@ -1,6 +1,6 @@
 """The shop as an environment: episodes, steps and scores over JSON states.
 
-An episode's state (JSON, self-contained, so any replica restores it):
+An episode's state (JSON, self-contained, so any replica continues it):
   catalog       id of the catalog it runs on (another catalog refuses it)
   task_id       "fixed_N"
   goal          the goal dict (instruction, attributes, options, price bound)
@@ -86,7 +86,7 @@ class Shop:
         if state.get("catalog") != self.store.catalog_id:
             raise ForeignState(
                 f"this state was made on WebShop catalog {state.get('catalog')!r}, but this "
-                f"server runs catalog {self.store.catalog_id!r}; restore it on a server with "
+                f"server runs catalog {self.store.catalog_id!r}; continue it on a server with "
                 "the same catalog data and seed")
 
     def reading(self, task: str, goal: Goal, view: View) -> PageReading:

@@ -2,7 +2,7 @@
 
 State (JSON, small): `task_id`, `question`, `page` (title of the open page or
 null), `lookup` ({"keyword", "cursor"} or null), `answer` (after Finish, else
-null) and `observation` (the latest, for Restore). Page text is never in the
+null) and `observation` (the latest). Page text is never in the
 state: it is re-read from the corpus by title, so a fork continues on exactly
 its parent's page and lookup cursor. The gold answer is not in the state
 either (blobs are signed, not encrypted): it is looked up by task id, except
@@ -97,8 +97,7 @@ class _HotpotDomain(Domain):
 
     def _description(self, grammar, pack, max_steps: int, max_action_bytes: int):
         return DomainDescription(
-            capabilities=environment_pb2.Capabilities(snapshot=True, inline_tasks=True,
-                                                      score=True),
+            capabilities=environment_pb2.Capabilities(inline_tasks=True, score=True),
             action_grammar=grammar, reward_range=REWARD_RANGE, prompt_pack=pack,
             splits=self.questions.splits, reward_mode=self.settings.reward_mode,
             max_steps=max_steps, max_action_bytes=max_action_bytes,

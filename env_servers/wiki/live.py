@@ -2,11 +2,11 @@
 
 Search[entity] asks `Special:Search` (as ReAct did): Wikipedia answers with
 the article when a title matches, else with a result list. `page(title)`
-re-reads an article by its title (Restore and Lookup use it). Politeness and
-robustness: a descriptive User-Agent, a timeout per request, retries with
+re-reads an article by its title (a Step on a snapshot, and Lookup, use it).
+Politeness and robustness: a descriptive User-Agent, a timeout per request, retries with
 exponential backoff on network errors, 429 and 5xx (tenacity), a minimum
 interval between requests, and a persistent SQLite cache of searches and
-pages, so repeated and forked sessions do not hit the network again.
+pages, so repeated and branched episodes do not hit the network again.
 """
 
 from __future__ import annotations

@@ -4,9 +4,9 @@
  * Layout (format version 1, the same as the Python servers'):
  *   "LATS" | version byte | HMAC-SHA256 (32 bytes) | zlib(JSON payload)
  * The MAC covers the magic, the version byte and the compressed payload. The
- * payload names the environment (name + version). Any replica holding the same
- * key accepts a blob; every defect (altered, truncated, foreign, other key,
- * unknown format) is INVALID_ARGUMENT.
+ * payload names the environment (name + version). Blobs are opaque to clients;
+ * any replica holding the same key accepts a blob; every defect (altered,
+ * truncated, foreign, other key, unknown format) is INVALID_ARGUMENT.
  */
 import { createHmac, randomBytes, timingSafeEqual } from "node:crypto";
 import { deflateSync, inflateSync } from "node:zlib";
@@ -46,14 +46,14 @@ export class BlobCodec<S> {
   decode(blob: Buffer): Episode<S> {
     if (blob.length < HEADER_BYTES || !blob.subarray(0, MAGIC.length).equals(MAGIC)) {
       throw invalid(`not a LATS snapshot blob (${blob.length} bytes): it is truncated or ` +
-        "garbage; pass the bytes exactly as Snapshot, Start or Transition returned them");
+        "garbage; pass the snapshot exactly as Reset or Step returned it");
     }
     const head = blob.subarray(0, 5);
     const mac = blob.subarray(5, HEADER_BYTES);
     const body = blob.subarray(HEADER_BYTES);
     if (head[4] !== FORMAT_VERSION) {
       throw invalid(`snapshot format v${head[4]} is not supported (this server reads ` +
-        `v${FORMAT_VERSION}); restore it on the server version that made it`);
+        `v${FORMAT_VERSION}); continue it on the server version that made it`);
     }
     if (!timingSafeEqual(mac, this.mac(head, body))) {
       throw invalid("snapshot blob failed its signature check: it was altered or truncated, " +
@@ -63,7 +63,7 @@ export class BlobCodec<S> {
     if (document.env !== this.env || document.env_version !== this.envVersion) {
       throw invalid(`snapshot is from environment ${JSON.stringify(document.env)} ` +
         `v${String(document.env_version)}, but this server runs ${JSON.stringify(this.env)} ` +
-        `v${this.envVersion}; restore it on a server of that environment`);
+        `v${this.envVersion}; continue it on a server of that environment`);
     }
     return { state: document.state as S, steps: document.steps as number,
              terminated: Boolean(document.terminated) };

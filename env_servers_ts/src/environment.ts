@@ -1,6 +1,6 @@
 /**
  * The rules as an episode machine, with no gRPC in it: starting a task,
- * advancing an episode by one action (what Step and Transition both answer),
+ * advancing an episode by one action (what each action of a Step answers),
  * and the checker that scores a state.
  */
 import { Episode } from "./blobs";
@@ -28,7 +28,7 @@ export function isPuzzleState(value: unknown): value is PuzzleState {
 export interface StepResult {
   observation: string; reward: number; terminated: boolean; truncated: boolean;
   invalid_action: boolean; steps: number; info: Record<string, number | string | boolean>;
-  /** The answer the step gives (environment.proto StepResponse.answer_key). */
+  /** The answer the step gives (environment.proto StepResult.answer_key). */
   answer_key: string;
 }
 
@@ -117,8 +117,8 @@ export function advance(before: Episode<PuzzleState>, action: string, maxSteps: 
 export function checkNotOver(episode: Episode<PuzzleState>, maxSteps: number): void {
   if (episode.terminated || episode.steps >= maxSteps) {
     const how = episode.terminated ? "solved" : `hit max_steps=${maxSteps}`;
-    throw failedPrecondition(`the episode is over (${how} after ${episode.steps} steps); start a ` +
-      "new episode (Reset / Start) or continue from an earlier state");
+    throw failedPrecondition(`the episode is over (${how} after ${episode.steps} steps); Reset ` +
+      "for a new episode or continue from an earlier snapshot");
   }
 }
 

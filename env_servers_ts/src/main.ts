@@ -2,12 +2,13 @@
  * `node dist/main.js [options]`: serves the sliding-puzzle environment.
  *
  * Prints "listening on HOST:PORT" once bound (port 0 picks a free one), serves
- * gRPC health checking and server reflection beside lats.v1.Environment, and on
- * SIGTERM / SIGINT stops gracefully: health turns NOT_SERVING, calls in flight
- * finish (up to --grace seconds), then the process exits 0. With
- * --exit-with-parent (or LATS_EXIT_WITH_PARENT=1) it stops the same way as soon
- * as the process that started it is gone, however that process died, as the
- * Python services started by `lats` do.
+ * gRPC health checking and server reflection beside lats.environment.v2.Environment
+ * (and answers the retired lats.v1.Environment with FAILED_PRECONDITION naming
+ * this version), and on SIGTERM / SIGINT stops gracefully: health turns
+ * NOT_SERVING, calls in flight finish (up to --grace seconds), then the process
+ * exits 0. With --exit-with-parent (or LATS_EXIT_WITH_PARENT=1) it stops the
+ * same way as soon as the process that started it is gone, however that process
+ * died, as the Python services started by `lats` do.
  */
 import * as grpc from "@grpc/grpc-js";
 import * as protoLoader from "@grpc/proto-loader";
@@ -17,12 +18,11 @@ import { existsSync } from "node:fs";
 import * as path from "node:path";
 import { parseArgs } from "node:util";
 import { snapshotKey } from "./blobs";
-import { PuzzleService, Settings, tolerantDefinition } from "./service";
+import { PuzzleService, SERVICE, Settings, retiredVersion, tolerantDefinition } from "./service";
 
-const SERVICE = "lats.v1.Environment";
 const USAGE = `usage: node dist/main.js [--host 127.0.0.1] [--port 50061] [--snapshot-key KEY]
-  [--max-sessions 256] [--session-ttl 600] [--max-steps 20] [--max-action-bytes 256]
-  [--max-batch-actions 16] [--grace 10] [--protos DIR] [--exit-with-parent]
+  [--max-steps 20] [--max-action-bytes 256] [--max-batch-actions 16] [--grace 10]
+  [--protos DIR] [--exit-with-parent]
 The snapshot key may also come from LATS_SNAPSHOT_KEY; replicas must share it.
 --exit-with-parent: stop when the process that started this one exits.`;
 const PARENT_CHECK_MS = 500;
@@ -47,8 +47,8 @@ function protosDir(given: string | undefined): string {
 }
 
 function main(): void {
-  const names = ["host", "port", "snapshot-key", "max-sessions", "session-ttl", "max-steps",
-    "max-action-bytes", "max-batch-actions", "grace", "protos"];
+  const names = ["host", "port", "snapshot-key", "max-steps", "max-action-bytes",
+    "max-batch-actions", "grace", "protos"];
   const options: Record<string, { type: "string" | "boolean" }> = {
     help: { type: "boolean" }, "exit-with-parent": { type: "boolean" },
   };
@@ -63,8 +63,6 @@ function main(): void {
   if (values.help) { console.log(USAGE); return; }
   const arg = (name: string) => values[name] as string | undefined;
   const settings: Settings = {
-    maxSessions: Math.floor(positive("max-sessions", arg("max-sessions"), 256)),
-    sessionTtlSeconds: positive("session-ttl", arg("session-ttl"), 600),
     maxSteps: Math.floor(positive("max-steps", arg("max-steps"), 20)),
     maxActionBytes: Math.floor(positive("max-action-bytes", arg("max-action-bytes"), 256)),
     maxBatchActions: Math.floor(positive("max-batch-actions", arg("max-batch-actions"), 16)),
@@ -86,6 +84,8 @@ function main(): void {
   server.addService(tolerantDefinition(definition[SERVICE] as protoLoader.ServiceDefinition,
                                        definition),
                     service.handlers());
+  const retired = retiredVersion();
+  server.addService(retired.definition, retired.handlers);
   const health = new HealthImplementation({ "": "SERVING", [SERVICE]: "SERVING" });
   health.addToServer(server);
   new ReflectionService(definition).addToServer(server);
@@ -95,7 +95,6 @@ function main(): void {
       console.error(`cannot listen on ${host}:${port}: ${error.message}`);
       process.exit(1);
     }
-    service.sessions.startSweeper();
     const shown = host.includes(":") ? `[${host}]` : host;
     console.log(`sliding_puzzle (TypeScript) listening on ${shown}:${bound}`);
   });
@@ -110,7 +109,6 @@ function main(): void {
     const force = setTimeout(() => { server.forceShutdown(); }, grace * 1000);
     server.tryShutdown(() => {
       clearTimeout(force);
-      service.sessions.stop();
       console.log("stopped");
       process.exit(0);
     });

@@ -1,5 +1,5 @@
 /**
- * The lats.v1.Environment RPCs for the sliding puzzle on @grpc/grpc-js.
+ * The lats.environment.v2.Environment RPCs for the sliding puzzle on @grpc/grpc-js.
  *
  * Each handler validates its request, runs the rules (environment.ts) and
  * answers; refusals are typed statuses (errors.ts), and an unexpected failure
@@ -14,7 +14,6 @@ import { bounded, EnvError, invalid, quoted } from "./errors";
 import { page } from "./paging";
 import { PROMPT_PACK } from "./prompts";
 import { formatMove, legalMoves } from "./puzzle";
-import { SessionStore } from "./sessions";
 import { fromStruct, toStruct } from "./structs";
 import { DEFAULT_SPLIT, SPLITS, isSplit, tasksOf } from "./tasks";
 import { Descriptor, descriptorsByName, wireProblem } from "./wire";
@@ -24,9 +23,12 @@ type Pb = any;
 type State = env.PuzzleState;
 
 export interface Settings {
-  maxSteps: number; maxActionBytes: number; maxSessions: number;
-  sessionTtlSeconds: number; maxBatchActions: number; key: Buffer;
+  maxSteps: number; maxActionBytes: number; maxBatchActions: number; key: Buffer;
 }
+
+/** The protocol version this server speaks: its proto package. */
+export const PROTOCOL = "lats.environment.v2";
+export const SERVICE = `${PROTOCOL}.Environment`;
 
 const DECODE_ERROR = Symbol("undecodable request");
 
@@ -64,13 +66,14 @@ export function tolerantDefinition(definition: ServiceDefinition,
   return copy as ServiceDefinition;
 }
 
+/** The kinds of snapshot; this server makes blobs and refuses replays. */
+type SnapshotKind = "blob" | "replay";
+
 export class PuzzleService {
-  readonly sessions: SessionStore<State>;
   private readonly codec: BlobCodec<State>;
   private readonly description: Pb;
 
   constructor(readonly settings: Settings) {
-    this.sessions = new SessionStore(settings.maxSessions, settings.sessionTtlSeconds);
     this.codec = new BlobCodec(settings.key, env.NAME, env.VERSION, env.isPuzzleState);
     this.description = this.describe();
   }
@@ -82,19 +85,14 @@ export class PuzzleService {
       ListTasks: (r) => this.listTasks(r),
       Reset: (r) => this.reset(r),
       Step: (r) => this.step(r),
-      Snapshot: (r) => this.snapshot(r),
-      Restore: (r) => this.restore(r),
-      Close: (r) => { this.sessions.close(r.session_id); return {}; },
       Score: (r) => this.score(r),
-      Start: (r) => this.start(r),
-      Transition: (r) => this.transition(r),
     };
     const handlers: grpc.UntypedServiceImplementation = {};
     for (const [name, rpc] of Object.entries(rpcs)) {
       handlers[name] = (call: grpc.ServerUnaryCall<Pb, Pb>, callback: grpc.sendUnaryData<Pb>) => {
         callback(...answer(name, () => {
           if (call.request?.[DECODE_ERROR] !== undefined) {
-            throw invalid(`the ${name} request does not decode as lats.v1.${name}Request ` +
+            throw invalid(`the ${name} request does not decode as ${PROTOCOL}.${name}Request ` +
               `(${call.request[DECODE_ERROR]}); send a well-formed protobuf message`);
           }
           if (call.cancelled) throw new EnvError(grpc.status.CANCELLED, "the call was cancelled");
@@ -118,7 +116,7 @@ export class PuzzleService {
       description: "The 8-puzzle: slide numbered tiles on a 3x3 board into order, one tile " +
         "per step. Multi-step state (the board) makes snapshots matter; a checker anyone can " +
         "run decides success. Served by a TypeScript process on Node.",
-      capabilities: { snapshot: true, inline_tasks: true, score: true },
+      capabilities: { inline_tasks: true, score: true },
       action_grammar: {
         description: "slide TILE DIRECTION: move the numbered tile next to the blank into it; " +
           "DIRECTION (up, down, left, right) is where the tile goes. Each observation lists the " +
@@ -129,7 +127,6 @@ export class PuzzleService {
       },
       reward_range: { min: 0, max: 1, success_threshold: 1 },
       limits: { max_steps: s.maxSteps, max_action_bytes: s.maxActionBytes,
-                max_sessions: s.maxSessions, session_ttl_seconds: Math.ceil(s.sessionTtlSeconds),
                 max_batch_actions: s.maxBatchActions },
       prompt_pack: PROMPT_PACK,
       splits: [...SPLITS],
@@ -168,77 +165,44 @@ export class PuzzleService {
   private reset(request: Pb): Pb {
     const state = this.startOf(request);
     this.checkOptions(request);
-    const id = this.sessions.open({ state, steps: 0, terminated: false });
-    return { session_id: id, observation: env.firstObservation(state), task_id: state.task_id,
-             info: toStruct({ optimal_hint: "none" }) };
-  }
-
-  private start(request: Pb): Pb {
-    const state = this.startOf(request);
-    this.checkOptions(request);
     return { observation: env.firstObservation(state), task_id: state.task_id,
              info: toStruct({ optimal_hint: "none" }),
-             blob: this.codec.encode({ state, steps: 0, terminated: false }) };
+             snapshot: { blob: this.codec.encode({ state, steps: 0, terminated: false }) } };
   }
 
   private step(request: Pb): Pb {
-    this.checkAction(request.action);
-    const before = this.sessions.get(request.session_id);
-    const { result, after } = env.advance(before, request.action, this.settings.maxSteps);
-    this.sessions.replace(request.session_id, after);
-    return stepResponse(result);
-  }
-
-  private transition(request: Pb): Pb {
     const actions: string[] = request.actions ?? [];
-    if (actions.length === 0) throw invalid("Transition needs at least one action in `actions`");
+    if (actions.length === 0) throw invalid("Step needs at least one action in `actions`");
     if (actions.length > this.settings.maxBatchActions) {
-      throw invalid(`Transition carries ${actions.length} actions, more than ` +
+      throw invalid(`Step carries ${actions.length} actions, more than ` +
         `limits.max_batch_actions=${this.settings.maxBatchActions}; split the batch`);
     }
     actions.forEach((action) => this.checkAction(action));
-    const before = this.episodeOf(request.state, request);
+    const before = this.episodeOf(request, "Step");
     env.checkNotOver(before, this.settings.maxSteps);
     return {
       results: actions.map((action) => {
         const { result, after } = env.advance(before, action, this.settings.maxSteps);
-        return { step: stepResponse(result), blob: this.codec.encode(after) };
+        return { ...stepResult(result), snapshot: { blob: this.codec.encode(after) } };
       }),
     };
   }
 
-  private snapshot(request: Pb): Pb {
-    return { blob: this.codec.encode(this.sessions.get(request.session_id)) };
-  }
-
-  private restore(request: Pb): Pb {
-    const episode = this.codec.decode(request.blob);
-    const id = this.sessions.open(episode);
-    return { session_id: id, observation: env.latestObservation(episode.state) };
-  }
-
   private score(request: Pb): Pb {
-    let state: State;
-    if (request.target === "session_id") state = this.sessions.get(request.session_id).state;
-    else if (request.target === "blob" || request.target === "replay") {
-      state = this.episodeOf(request.target, request).state;
-    } else throw invalid("Score needs a target: set session_id, blob or replay");
-    return env.score(state);
+    return env.score(this.episodeOf(request, "Score").state);
   }
 
-  /** The episode a Transition or Score names by blob or by replay. */
-  private episodeOf(which: string, request: Pb): Episode<State> {
-    if (which === "blob") return this.codec.decode(request.blob);
-    if (which === "replay") {
-      const replay = request.replay;
-      const actions: string[] = replay.actions ?? [];
-      actions.forEach((action) => this.checkAction(action));
-      this.checkOptions(replay.start);
-      let episode: Episode<State> = { state: this.startOf(replay.start), steps: 0, terminated: false };
-      for (const action of actions) episode = env.advance(episode, action, this.settings.maxSteps).after;
-      return episode;
+  /** The episode a Step or Score request's snapshot names: one of this server's blobs. */
+  private episodeOf(request: Pb, method: string): Episode<State> {
+    const kind: SnapshotKind | undefined = request.snapshot?.kind;
+    if (kind === undefined) {
+      throw invalid(`${method} needs a snapshot: pass the one Reset or Step returned`);
     }
-    throw invalid("name the state: set blob (from Start or Transition) or replay");
+    if (kind !== "blob") {
+      throw invalid(`this server's snapshots are blobs, and this one is a ${kind}; pass a ` +
+        "snapshot this environment's Reset or Step returned, unchanged");
+    }
+    return this.codec.decode(request.snapshot.blob);
   }
 
   private checkAction(action: string): void {
@@ -253,13 +217,45 @@ export class PuzzleService {
   }
 }
 
+/**
+ * A service definition for the retired protocol version (lats.v1.Environment):
+ * every one of its methods takes any bytes and is answered FAILED_PRECONDITION
+ * naming the version this server speaks, so an old client learns what to
+ * upgrade to instead of meeting UNIMPLEMENTED.
+ */
+export const RETIRED_SERVICE = "lats.v1.Environment";
+const RETIRED_METHODS = ["Describe", "ListTasks", "Reset", "Step", "Snapshot", "Restore", "Close",
+  "Score", "Start", "Transition"];
+
+export function retiredVersion(): { definition: grpc.ServiceDefinition;
+                                    handlers: grpc.UntypedServiceImplementation } {
+  const same = (bytes: Buffer) => bytes;
+  const definition: Record<string, grpc.MethodDefinition<Buffer, Buffer>> = {};
+  const handlers: grpc.UntypedServiceImplementation = {};
+  for (const method of RETIRED_METHODS) {
+    const path = `/${RETIRED_SERVICE}/${method}`;
+    definition[method] = { path, requestStream: false, responseStream: false,
+      requestSerialize: same, requestDeserialize: same, responseSerialize: same,
+      responseDeserialize: same };
+    handlers[method] = (_call: grpc.ServerUnaryCall<Buffer, Buffer>,
+                        callback: grpc.sendUnaryData<Buffer>) => {
+      const message = `${path} belongs to ${RETIRED_SERVICE}, a retired version of the ` +
+        `environment protocol; this server speaks ${PROTOCOL} (Reset and Step on snapshots, no ` +
+        `sessions; docs/protocol.md): upgrade the client to ${PROTOCOL}`;
+      callback({ code: grpc.status.FAILED_PRECONDITION, details: message, message,
+                 name: "EnvError", metadata: new grpc.Metadata() });
+    };
+  }
+  return { definition: definition as grpc.ServiceDefinition, handlers };
+}
+
 /** Whether a call's deadline (a Date, epoch milliseconds, or Infinity for none) has passed. */
 export function deadlinePassed(deadline: grpc.Deadline): boolean {
   const at = deadline instanceof Date ? deadline.getTime() : deadline;
   return Number.isFinite(at) && at <= Date.now();
 }
 
-function stepResponse(result: env.StepResult): Pb {
+function stepResult(result: env.StepResult): Pb {
   return { ...result, info: toStruct(result.info) };
 }
 

@@ -47,6 +47,7 @@ OPTION_FIELDS = {
     "stop": ("stop_class_size", int),
     "beta": ("agreement_weight", float),
     "lazy": ("lazy_reflection", _flag),
+    "widen": ("widening", float),
 }
 
 

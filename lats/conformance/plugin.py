@@ -1,10 +1,11 @@
 """pytest plugin of the conformance kit: options and fixtures.
 
 Options:  --env-addr HOST:PORT (required), --env-addr-2 HOST:PORT (a second
-          replica sharing the snapshot key; optional), --env-task-id ID,
-          --env-timeout S.
+          replica sharing the snapshot key; `lats conformance --replica`),
+          --env-task-id ID, --env-timeout S.
 Fixtures: env_addr, channel, stub, second_stub, describe, limits, task_id,
-          sessions, probe_actions, rpc_timeout.
+          episodes, second_episodes, first_snapshot, snapshot_kind,
+          probe_actions, rpc_timeout, needs_blobs, needs_score.
 """
 
 from __future__ import annotations
@@ -15,20 +16,26 @@ import pytest
 pytest.register_assert_rewrite("lats.conformance.helpers")
 
 from lats_pb import environment_pb2, environment_pb2_grpc  # noqa: E402
+from lats_runtime import environment_versions  # noqa: E402
 
-from lats.conformance.helpers import PROTOCOL_MAX_MESSAGE_BYTES, Sessions, garbage_actions  # noqa: E402
+from lats.conformance.helpers import (  # noqa: E402
+    PROTOCOL_MAX_MESSAGE_BYTES,
+    Episodes,
+    garbage_actions,
+)
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
     group = parser.getgroup("lats-conformance", "LATS environment conformance kit")
     group.addoption("--env-addr", default="", metavar="HOST:PORT",
-                    help="address of the lats.v1.Environment server to check")
+                    help=f"address of the {environment_versions.SERVICE} server to check")
     group.addoption("--env-addr-2", default="", metavar="HOST:PORT",
                     help="a second replica of the same server, sharing its snapshot key: "
-                         "checks that both answer identically (skipped without it)")
+                         "checks that both answer identically (skipped without it; "
+                         "`lats conformance --replica`)")
     group.addoption("--env-task-id", default="", metavar="ID",
                     help="task to play (default: the first task of the default split); "
-                         "pick one the grammar examples apply to for deeper checks")
+                         "pick one the grammar examples apply to, in order, for deeper checks")
     group.addoption("--env-timeout", type=float, default=10.0, metavar="SECONDS",
                     help="deadline of each call (default 10)")
 
@@ -61,6 +68,28 @@ def _ready_channel(address: str, timeout: float) -> grpc.Channel:
     return channel
 
 
+def _described(channel: grpc.Channel, address: str, timeout: float):
+    """Describe; a server without this protocol version's service ends the run,
+    saying which version it speaks."""
+    stub = environment_pb2_grpc.EnvironmentStub(channel)
+    try:
+        return stub.Describe(environment_pb2.DescribeRequest(), timeout=timeout)
+    except grpc.RpcError as error:
+        if error.code() != grpc.StatusCode.UNIMPLEMENTED:
+            raise
+        answered = None
+        for service in environment_versions.RETIRED_SERVICES:
+            try:
+                channel.unary_unary(f"/{service}/Describe")(b"", timeout=timeout)
+            except grpc.RpcError:
+                continue
+            answered = service
+            break
+        pytest.exit(environment_versions.missing_service_message(address, answered,
+                                                                 error.details() or ""),
+                    pytest.ExitCode.USAGE_ERROR)
+
+
 @pytest.fixture(scope="session")
 def channel(env_addr: str, rpc_timeout: float):
     channel = _ready_channel(env_addr, rpc_timeout)
@@ -73,8 +102,10 @@ def second_stub(pytestconfig: pytest.Config, rpc_timeout: float):
     """A stub for the second replica (--env-addr-2); skips the test without one."""
     address = pytestconfig.getoption("--env-addr-2")
     if not address:
-        pytest.skip("no second replica given (--env-addr-2 HOST:PORT)")
+        pytest.skip("no second replica given: run `lats conformance HOST:PORT --replica "
+                    "HOST2:PORT2` (pytest option --env-addr-2) with a replica sharing the key")
     channel = _ready_channel(address, rpc_timeout)
+    _described(channel, address, rpc_timeout)
     yield environment_pb2_grpc.EnvironmentStub(channel)
     channel.close()
 
@@ -85,8 +116,8 @@ def stub(channel) -> environment_pb2_grpc.EnvironmentStub:
 
 
 @pytest.fixture(scope="session")
-def describe(stub, rpc_timeout: float) -> environment_pb2.DescribeResponse:
-    return stub.Describe(environment_pb2.DescribeRequest(), timeout=rpc_timeout)
+def describe(channel, env_addr: str, rpc_timeout: float) -> environment_pb2.DescribeResponse:
+    return _described(channel, env_addr, rpc_timeout)
 
 
 @pytest.fixture(scope="session")
@@ -95,7 +126,7 @@ def limits(describe) -> environment_pb2.Limits:
 
 
 @pytest.fixture(scope="session")
-def task_id(pytestconfig: pytest.Config, stub, rpc_timeout: float) -> str:
+def task_id(pytestconfig: pytest.Config, stub, describe, rpc_timeout: float) -> str:
     chosen = pytestconfig.getoption("--env-task-id")
     if chosen:
         return chosen
@@ -111,17 +142,36 @@ def probe_actions(describe) -> list[str]:
     return [*describe.action_grammar.examples, *garbage_actions(3)]
 
 
-@pytest.fixture
-def sessions(stub, rpc_timeout: float):
-    tracker = Sessions(stub, rpc_timeout)
-    yield tracker
-    tracker.close_all()
+@pytest.fixture(scope="session")
+def episodes(stub, rpc_timeout: float) -> Episodes:
+    return Episodes(stub, rpc_timeout)
+
+
+@pytest.fixture(scope="session")
+def second_episodes(second_stub, rpc_timeout: float) -> Episodes:
+    return Episodes(second_stub, rpc_timeout)
+
+
+@pytest.fixture(scope="session")
+def first_snapshot(episodes, task_id) -> environment_pb2.Snapshot:
+    """The snapshot Reset gives for the kit's task."""
+    snapshot = episodes.reset(task_id).snapshot
+    if snapshot.WhichOneof("kind") is None:
+        pytest.fail("Reset returned no snapshot: set ResetResponse.snapshot to a blob or "
+                    "a replay")
+    return snapshot
+
+
+@pytest.fixture(scope="session")
+def snapshot_kind(first_snapshot) -> str:
+    """"blob" or "replay": the kind of snapshot this server makes."""
+    return first_snapshot.WhichOneof("kind")
 
 
 @pytest.fixture
-def needs_snapshot(describe) -> None:
-    if not describe.capabilities.snapshot:
-        pytest.skip("the server does not support Snapshot/Restore (capabilities.snapshot)")
+def needs_blobs(snapshot_kind) -> None:
+    if snapshot_kind != "blob":
+        pytest.skip("the server's snapshots are replays; blob checks do not apply")
 
 
 @pytest.fixture

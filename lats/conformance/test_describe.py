@@ -41,8 +41,8 @@ def test_reward_range_is_ordered(describe):
 
 
 def test_limits_are_set(limits):
-    for field in ("max_steps", "max_action_bytes", "max_sessions", "session_ttl_seconds"):
-        assert getattr(limits, field) > 0, f"limits.{field} is 0"
+    for field in ("max_steps", "max_action_bytes", "max_batch_actions"):
+        assert getattr(limits, field) > 0, f"limits.{field} is 0; Describe must state it"
 
 
 def test_splits_and_reward_mode(describe):

@@ -1,81 +1,107 @@
-"""Snapshot / Restore: exact reproduction, fork independence, blob integrity."""
+"""Snapshots: every one is a point you can revert to, exactly, on any replica.
+
+A snapshot is opaque: the kit passes it back unchanged, and checks behaviour
+only. Continuing a snapshot reproduces what followed it; branches from one
+snapshot are independent; an ended episode stays ended; a server makes one
+kind of snapshot (blobs or replays) and refuses the other kind; a damaged blob
+is INVALID_ARGUMENT, named by its damage. With --env-addr-2 (a second replica
+sharing the signing key) both processes answer identically for one snapshot.
+"""
 
 from __future__ import annotations
-
-import itertools
 
 import grpc
 import pytest
 from lats_pb import environment_pb2
 
-from lats.conformance.helpers import damaged_blobs, expect_status
-
-pytestmark = pytest.mark.usefixtures("needs_snapshot")
+from lats.conformance.helpers import damaged_blobs, expect_status, script
 
 
-def _script(probe_actions, length, rotate=0):
-    """`length` probe actions, starting `rotate` places into the cycle."""
-    cycle = itertools.cycle(probe_actions[rotate:] + probe_actions[:rotate])
-    return list(itertools.islice(cycle, length))
+def _after_first_step(episodes, first_snapshot, probe_actions):
+    return episodes.step_one(first_snapshot, probe_actions[0]).snapshot
 
 
-def _blob_after_first_step(sessions, task_id, probe_actions):
-    session = sessions.reset(task_id).session_id
-    sessions.step(session, probe_actions[0])
-    return session, sessions.snapshot(session)
+def test_every_snapshot_is_of_the_servers_one_kind(episodes, first_snapshot, snapshot_kind,
+                                                   probe_actions, limits):
+    _, snapshots = episodes.play(first_snapshot, script(probe_actions, limits.max_steps))
+    kinds = {snapshot.WhichOneof("kind") for snapshot in snapshots}
+    assert kinds <= {snapshot_kind}, (
+        f"Reset gave a {snapshot_kind} snapshot but Step gave {sorted(kinds)}; a server makes "
+        "one kind of snapshot")
 
 
-def test_restore_reproduces_later_steps_exactly(sessions, task_id, probe_actions, limits):
-    session, blob = _blob_after_first_step(sessions, task_id, probe_actions)
-    script = _script(probe_actions, limits.max_steps, rotate=1)
-    first = sessions.restore(blob)
-    second = sessions.restore(blob)
-    assert first.session_id not in (session, second.session_id), "Restore must open a new session"
-    assert first.observation == second.observation, "two restores of one blob differ"
-    original = sessions.play(session, script)
-    assert sessions.play(first.session_id, script) == original
-    assert sessions.play(second.session_id, script) == original
+def test_a_snapshot_reproduces_later_steps_exactly(episodes, first_snapshot, probe_actions,
+                                                   limits):
+    played = script(probe_actions, limits.max_steps, rotate=1)
+    snapshot = _after_first_step(episodes, first_snapshot, probe_actions)
+    original = episodes.outcomes(snapshot, played)
+    assert episodes.outcomes(snapshot, played) == original, (
+        "continuing the same snapshot twice gave different steps")
+    # Every intermediate snapshot plays on exactly as the episode did from there.
+    outcomes, snapshots = episodes.play(snapshot, played)
+    for index, middle in enumerate(snapshots[:-1]):
+        assert episodes.outcomes(middle, played[index + 1:]) == outcomes[index + 1:], (
+            f"the snapshot after step {index + 2} plays on differently from the episode")
 
 
-def test_forks_are_independent(sessions, task_id, probe_actions, limits):
-    session, blob = _blob_after_first_step(sessions, task_id, probe_actions)
-    script_a = _script(probe_actions, limits.max_steps, rotate=1)
-    script_b = _script(probe_actions, limits.max_steps, rotate=2)
-    reference = sessions.play(sessions.restore(blob).session_id, script_b)
-
-    fork_a = sessions.restore(blob).session_id
-    fork_b = sessions.restore(blob).session_id
-    sessions.play(fork_a, script_a)
-    assert sessions.play(fork_b, script_b) == reference, "stepping one fork changed another"
-    assert sessions.play(session, script_b) == reference, "stepping a fork changed its source"
+def test_branches_are_independent(episodes, first_snapshot, probe_actions, limits):
+    snapshot = _after_first_step(episodes, first_snapshot, probe_actions)
+    script_a = script(probe_actions, limits.max_steps, rotate=1)
+    script_b = script(probe_actions, limits.max_steps, rotate=2)
+    reference = episodes.outcomes(snapshot, script_b)
+    episodes.outcomes(snapshot, script_a)
+    assert episodes.outcomes(snapshot, script_b) == reference, (
+        "playing one branch of a snapshot changed another")
 
 
-def test_restore_outlives_the_source_session(sessions, task_id, probe_actions):
-    session, blob = _blob_after_first_step(sessions, task_id, probe_actions)
-    sessions.close(session)
-    restored = sessions.restore(blob)
-    assert restored.observation.strip(), "Restore gave an empty observation"
+def test_an_ended_episode_stays_ended(episodes, task_id, limits):
+    ended = episodes.ended_snapshot(task_id, limits.max_steps)
+    for _ in range(2):
+        expect_status(grpc.StatusCode.FAILED_PRECONDITION, episodes.step_one, ended, "~more~",
+                      what="a Step on the snapshot of an ended episode")
 
 
-def test_an_ended_episode_stays_ended_after_restore(sessions, task_id, limits):
-    if limits.max_steps > 500:
-        pytest.skip(f"max_steps={limits.max_steps} is too many steps to play out")
-    session = sessions.reset(task_id).session_id
-    outcomes = sessions.play(session, ["~ended?~"] * (limits.max_steps + 1))
-    assert outcomes[-1].ended and not outcomes[-1].error
-    restored = sessions.restore(sessions.snapshot(session)).session_id
-    expect_status(grpc.StatusCode.FAILED_PRECONDITION, sessions.step, restored, "~more~")
+def test_the_other_kind_of_snapshot_is_invalid_argument(episodes, snapshot_kind, task_id,
+                                                        probe_actions):
+    if snapshot_kind == "blob":
+        other = environment_pb2.Snapshot(replay=environment_pb2.Replay(
+            reset=environment_pb2.ResetRequest(task_id=task_id)))
+    else:
+        other = environment_pb2.Snapshot(blob=b"LATS\x01" + b"\x00" * 40)
+    expect_status(grpc.StatusCode.INVALID_ARGUMENT, episodes.step_one, other, probe_actions[0],
+                  what=f"a {other.WhichOneof('kind')} snapshot sent to a server that makes "
+                       f"{snapshot_kind}s")
 
 
-def test_damaged_blobs_are_invalid_argument(sessions, task_id, probe_actions, stub, rpc_timeout):
-    _, blob = _blob_after_first_step(sessions, task_id, probe_actions)
+@pytest.mark.usefixtures("needs_blobs")
+def test_damaged_blobs_are_invalid_argument(episodes, first_snapshot, probe_actions):
+    blob = _after_first_step(episodes, first_snapshot, probe_actions).blob
     for name, damaged in damaged_blobs(blob).items():
-        error = expect_status(grpc.StatusCode.INVALID_ARGUMENT, stub.Restore,
-                              environment_pb2.RestoreRequest(blob=damaged), timeout=rpc_timeout)
+        snapshot = environment_pb2.Snapshot(blob=damaged)
+        error = expect_status(grpc.StatusCode.INVALID_ARGUMENT, episodes.step_one, snapshot,
+                              probe_actions[0], what=f"a Step on {name}")
         assert error.details(), name
 
 
-def test_snapshot_of_unknown_session_is_not_found(stub, rpc_timeout):
-    expect_status(grpc.StatusCode.NOT_FOUND, stub.Snapshot,
-                  environment_pb2.SnapshotRequest(session_id="conformance-no-such-session"),
-                  timeout=rpc_timeout)
+def test_a_second_replica_answers_identically(episodes, second_episodes, first_snapshot,
+                                              probe_actions, limits):
+    played = script(probe_actions, limits.max_steps, rotate=1)
+    here = episodes.outcomes(first_snapshot, played)
+    there = second_episodes.outcomes(first_snapshot, played)
+    assert there == here, ("two replicas answered differently for one snapshot (do they share "
+                           "the snapshot key, and run the same version?)")
+    # A snapshot made by the second replica continues on the first.
+    result = second_episodes.step_one(first_snapshot, probe_actions[0])
+    if not (result.terminated or result.truncated):
+        back = episodes.step_one(result.snapshot, probe_actions[0])
+        assert back.steps == 2, "the first replica did not continue the second one's snapshot"
+
+
+def test_replicas_start_tasks_alike(episodes, second_episodes, task_id, probe_actions, limits):
+    here = episodes.reset(task_id)
+    there = second_episodes.reset(task_id)
+    assert (there.observation, there.task_id) == (here.observation, here.task_id), (
+        "two replicas started the same task differently")
+    played = script(probe_actions, limits.max_steps)
+    assert second_episodes.outcomes(here.snapshot, played) == episodes.outcomes(
+        there.snapshot, played), "each replica's first snapshot plays on differently on the other"

@@ -10,9 +10,9 @@ whitespace-separated tokens (finish "length").
 Token counts are approximate: whitespace-separated words of the messages
 (prompt) and of each returned choice (completion).
 
-JSON file: either a list of rules or {"rules": [...], "default": "..."}:
-    [{"name": "act", "purpose": "act", "contains": ["Question:"],
-      "not_contains": [], "responses": ["Action: search[x]"]}]
+The JSON file format is SCRIPT_FORMAT below (also shown by `lats serve
+gateway --help`). A file with no rules and no default would answer nothing,
+so it is refused.
 """
 
 from __future__ import annotations
@@ -35,6 +35,35 @@ from llm_gateway.backends.base import (
 )
 
 RULE_FIELDS = {"name", "purpose", "contains", "not_contains", "responses"}
+FILE_FIELDS = {"rules", "default"}
+# The purposes the planner sends (llm.proto GenerateRequest.purpose).
+PURPOSES = ("act", "value", "reflect", "setup", "cot")
+
+SCRIPT_FORMAT = """\
+A rules file is JSON: a list of rules, or an object
+{"rules": [RULE, ...], "default": "TEXT"} (keys starting with "_" are
+comments). Rules are tried in order against each request; the first that
+matches answers. A rule is an object:
+
+  "responses"     non-empty list of strings (required); choice i of n is
+                  responses[i % len], cut at the request's stop sequences
+  "contains"      strings that must all be in the prompt's last user message
+  "not_contains"  strings that must not be in it
+  "purpose"       only requests of this purpose: act (one next action),
+                  value (a score), reflect, setup (e.g. model-written
+                  tests), cot (a whole answer at once); unset = any
+  "name"          a label for error messages
+
+"default" answers requests no rule matches; without it they fail
+FAILED_PRECONDITION, quoting the end of the prompt (the way to write the
+next rule). A file with no rules and no default is refused.
+
+Example:
+  {"rules": [
+     {"purpose": "value", "responses": ["The score is 9"]},
+     {"purpose": "act", "contains": ["Step 1: + 3"], "responses": ["+ 5"]},
+     {"purpose": "act", "responses": ["+ 3", "- 5"]}],
+   "default": "I cannot tell."}"""
 
 
 @dataclass(frozen=True)
@@ -66,6 +95,10 @@ class ScriptRule:
         if (not isinstance(responses, list) or not responses
                 or not all(isinstance(r, str) for r in responses)):
             raise ValueError(f"{label} needs 'responses': a non-empty list of strings")
+        purpose = data.get("purpose")
+        if purpose is not None and purpose not in PURPOSES:
+            raise ValueError(f"{label} has purpose {purpose!r}, which the planner never sends; "
+                             f"use one of {list(PURPOSES)}, or leave it out to match any")
         for field in ("contains", "not_contains"):
             value = data.get(field, [])
             if not isinstance(value, list) or not all(isinstance(s, str) for s in value):
@@ -73,7 +106,7 @@ class ScriptRule:
         return cls(
             name=str(data.get("name", f"rule-{index}")),
             responses=tuple(responses),
-            purpose=data.get("purpose"),
+            purpose=purpose,
             contains=tuple(data.get("contains", [])),
             not_contains=tuple(data.get("not_contains", [])),
         )
@@ -96,7 +129,8 @@ class ScriptedBackend(Backend):
 
     @classmethod
     def from_file(cls, path: str | Path) -> "ScriptedBackend":
-        """Loads rules from a JSON file; raises ValueError/OSError with the path."""
+        """Loads rules from a JSON file (SCRIPT_FORMAT); raises ValueError/OSError
+        naming the path and what to fix."""
         path = Path(path)
         try:
             data = json.loads(path.read_text("utf-8"))
@@ -104,6 +138,10 @@ class ScriptedBackend(Backend):
             raise ValueError(f"script {path} is not valid JSON: {error}") from error
         default = None
         if isinstance(data, dict):
+            unknown = sorted(k for k in data if k not in FILE_FIELDS and not k.startswith("_"))
+            if unknown:
+                raise ValueError(f"script {path} has unknown keys {unknown}; use 'rules' and "
+                                 "'default' (keys starting with '_' are comments)")
             default = data.get("default")
             data = data.get("rules", [])
             if default is not None and not isinstance(default, str):
@@ -111,6 +149,10 @@ class ScriptedBackend(Backend):
         if not isinstance(data, list):
             raise ValueError(f"script {path} must hold a list of rules or "
                              '{"rules": [...], "default": "..."}')
+        if not data and default is None:
+            raise ValueError(f"script {path} has no rules and no default, so it would answer "
+                             "nothing; add rules or a \"default\" response (the format: "
+                             "`lats serve gateway --help`)")
         try:
             return cls(data, default=default)
         except ValueError as error:

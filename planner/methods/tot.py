@@ -1,7 +1,7 @@
 """Tree of Thoughts (Yao et al., 2023) search over the LATS tree operations.
 
 Both expand a state as LATS does (n actions from one act call, identical ones
-merged, all children stepped in one stateless Transition and valued
+merged, all children stepped in one Step call on the parent's snapshot and valued
 V = lambda * LM + (1 - lambda) * SC), but replace MCTS's selection,
 simulation and backpropagation:
 

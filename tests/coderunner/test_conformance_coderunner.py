@@ -19,8 +19,7 @@ KIT_TASK = "HumanEval/53"
 
 @pytest.fixture(scope="module")
 def coderunner_replicas():
-    args = ["env", "coderunner", "--session-ttl", "2", "--max-sessions", "64"]
-    with kit.two_replicas("env", args, env={"LATS_CODERUNNER_SANDBOX": "bwrap"},
+    with kit.two_replicas("env", ["env", "coderunner"], env={"LATS_CODERUNNER_SANDBOX": "bwrap"},
                           timeout=60) as replicas:
         yield replicas
 
@@ -34,8 +33,8 @@ def coderunner_process(coderunner_replicas):
 def test_coderunner_server_passes_the_whole_kit(coderunner_replicas, tmp_path):
     results = kit.run_kit(coderunner_replicas, tmp_path / "kit.xml", KIT_TASK, timeout=30,
                           process_timeout=230)
-    assert kit.skipped(results) == sorted([*kit.WITHOUT_SNAPSHOTS_ONLY, kit.STATES_ANSWER_KEYS,
-                                          *kit.WITHOUT_INLINE_TASKS_ONLY])
+    assert kit.skipped(results) == sorted([kit.STATES_ANSWER_KEYS, *kit.WITHOUT_INLINE_TASKS_ONLY,
+                                          *kit.REPLAY_ONLY])
 
 
 def test_the_server_plays_a_program_through_grpc(coderunner_process):
@@ -48,15 +47,15 @@ def test_the_server_plays_a_program_through_grpc(coderunner_process):
             options={"internal_tests": "assert add(1, 2) == 3\nassert add(2, 2) == 4"}),
             timeout=10)
         assert reset.info["sandbox"] == "bwrap" and reset.info["sandbox_secure"] is True
-        step = stub.Step(environment_pb2.StepRequest(
-            session_id=reset.session_id, action="```python\ndef add(x, y):\n    return x * y\n```"),
-            timeout=30)
+        step, = stub.Step(environment_pb2.StepRequest(
+            snapshot=reset.snapshot, actions=["```python\ndef add(x, y):\n    return x * y\n```"]),
+            timeout=30).results
         assert step.observation == ("Tested passed:\nassert add(2, 2) == 4\n\n"
                                     "Tests failed:\nassert add(2, 3) == 5 # output: 6\n"
                                     "assert add(5, 7) == 12 # output: 35\n"
                                     "assert add(1, 2) == 3 # output: 2")  # the task's examples first
         assert step.reward == 0.25 and not step.terminated
-        score = stub.Score(environment_pb2.ScoreRequest(session_id=reset.session_id), timeout=30)
+        score = stub.Score(environment_pb2.ScoreRequest(snapshot=step.snapshot), timeout=30)
         assert not score.success and "bwrap" in score.details
 
 

@@ -13,7 +13,7 @@ from lats_pb import planner_pb2 as pb
 
 from env_servers.coderunner import CodeRunnerConfig, CodeRunnerDomain
 from planner.config import effective_config
-from planner.environment_client import StatelessEnvironment, TaskRef
+from planner.environment_client import EnvironmentClient, TaskRef
 from planner.methods import method_spec
 
 from tests.env.helpers import serving
@@ -91,7 +91,7 @@ async def test_no_search_method_reads_hidden_tests_before_score(method, sandbox)
         list(domain.tasks.get(TASK).hidden_tests)      # the guard itself works
     GuardedTests.reads_outside_score = []
     async with serving(domain) as served:
-        env = StatelessEnvironment(served.address)
+        env = EnvironmentClient(served.address)
         try:
             desc = await env.describe()
             config = effective_config(pb.SearchConfig(method=method, n_samples=2, iterations=3),

@@ -31,8 +31,9 @@ def server(request):
 def play(stub, task_id: str, program: str, internal_tests: str | None = None):
     options = {"internal_tests": internal_tests} if internal_tests is not None else {}
     reset = stub.Reset(environment_pb2.ResetRequest(task_id=task_id, options=options), timeout=30)
-    step = stub.Step(environment_pb2.StepRequest(session_id=reset.session_id, action=program), timeout=60)
-    score = stub.Score(environment_pb2.ScoreRequest(session_id=reset.session_id), timeout=60)
+    step, = stub.Step(environment_pb2.StepRequest(snapshot=reset.snapshot, actions=[program]),
+                      timeout=60).results
+    score = stub.Score(environment_pb2.ScoreRequest(snapshot=step.snapshot), timeout=60)
     return step, score
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import time
 
 from lats_pb import environment_pb2
@@ -32,8 +33,8 @@ def _pack() -> environment_pb2.PromptPack:
 class CounterDomain(Domain):
     """Actions: "inc" adds one, "end" terminates; anything else is invalid.
 
-    The async step yields between reading and writing the count (`delay`) so
-    unserialised concurrent Steps on one session would lose increments.
+    The async step sleeps `delay` seconds (so concurrent steps overlap) and
+    an invalid action returns a corrupted state, which the servicer must drop.
     """
 
     name = "counter"
@@ -47,8 +48,7 @@ class CounterDomain(Domain):
 
     def describe(self) -> DomainDescription:
         return DomainDescription(
-            capabilities=environment_pb2.Capabilities(
-                snapshot=True, inline_tasks=False, score=True),
+            capabilities=environment_pb2.Capabilities(inline_tasks=False, score=True),
             action_grammar=environment_pb2.ActionGrammar(
                 description="inc or end", examples=["inc", "end"]),
             reward_range=environment_pb2.RewardRange(min=0, max=1, success_threshold=1),
@@ -83,9 +83,6 @@ class CounterDomain(Domain):
         return StepOutcome({"count": -1, "observation": "corrupted"},
                            f"Invalid action: {action!r} is not inc or end.", invalid_action=True)
 
-    def observation_of(self, state):
-        return state["observation"]
-
     def score(self, state):
         return ScoreResult(float(state["count"]), state["count"] > 0, {"count": state["count"]})
 
@@ -103,12 +100,10 @@ class BlockingCounterDomain(CounterDomain):
         return StepOutcome({"count": state["count"] + 1, "observation": "slow"}, "slow")
 
 
-class NoSnapshotCounterDomain(CounterDomain):
-    """A counter that cannot snapshot: its states are named by replay."""
+class ReplayCounterDomain(CounterDomain):
+    """A counter whose states are named by replay, not signed into blobs."""
 
-    name = "counter-nosnap"
+    name = "counter-replay"
 
     def describe(self) -> DomainDescription:
-        description = super().describe()
-        capabilities = environment_pb2.Capabilities(snapshot=False, inline_tasks=False, score=True)
-        return DomainDescription(**{**description.__dict__, "capabilities": capabilities})
+        return dataclasses.replace(super().describe(), blob_snapshots=False)

@@ -8,7 +8,7 @@ import subprocess
 import pytest
 from lats_pb import environment_pb2
 
-from env_servers.core import EnvironmentServicer, InvalidRequest, NotFound
+from env_servers.core import EnvironmentServicer, InvalidRequest
 from env_servers.core.snapshots import SnapshotCodec
 from tests import kit
 from tests.env.helpers import serving
@@ -23,8 +23,7 @@ def kit_command(address: str, report, *pytest_args: str) -> list[str]:
 
 @pytest.fixture(scope="module")
 def game24_processes():
-    args = ["env", "game24", "--session-ttl", "2", "--max-sessions", "64"]
-    with kit.two_replicas("env", args, timeout=30) as replicas:
+    with kit.two_replicas("env", ["env", "game24"], timeout=30) as replicas:
         yield replicas
 
 
@@ -33,15 +32,16 @@ def test_game24_server_passes_the_whole_kit(game24_processes, tmp_path):
     results = kit.run_kit(game24_processes, tmp_path / "kit.xml", KIT_TASK,
                           process_timeout=110)
     assert kit.skipped(results) == sorted(
-        ["test_inline_task_without_capability_is_failed_precondition",
-         *kit.WITHOUT_SNAPSHOTS_ONLY, kit.STATES_ANSWER_KEYS])
-    for must_run in ("test_idle_sessions_expire", "test_capacity_is_resource_exhausted",
-                     "test_parallel_sessions_stay_independent", "test_forks_are_independent"):
+        ["test_inline_task_without_capability_is_failed_precondition", kit.STATES_ANSWER_KEYS,
+         *kit.REPLAY_ONLY])
+    for must_run in ("test_branches_are_independent", "test_damaged_blobs_are_invalid_argument",
+                     "test_a_retired_version_is_told_which_version_this_is[Describe-lats.v1.Environment]",
+                     "test_non_finite_inline_task_is_invalid_argument[nan]"):
         assert results[must_run] == "passed", must_run
 
 
 class TrustingCodec(SnapshotCodec):
-    """Broken on purpose: a blob that fails verification restores the last state."""
+    """Broken on purpose: a blob that fails verification stands for the last state made."""
 
     last = None
 
@@ -64,34 +64,28 @@ class AcceptsTamperedBlobs(EnvironmentServicer):
         self.codec = TrustingCodec(b"key", domain.name, domain.version)
 
 
-class SharesForks(EnvironmentServicer):
-    """Broken on purpose: restoring the same blob twice yields the same session."""
+class RemembersTheLastState(EnvironmentServicer):
+    """Broken on purpose, a session in disguise: a Step continues the last state this
+    process made, whatever snapshot it is given."""
 
-    def __init__(self, domain, settings):
-        super().__init__(domain, settings)
-        self.forks: dict[bytes, str] = {}
+    last = None
 
-    async def Restore(self, request, context):
-        known = self.forks.get(request.blob)
-        if known is not None:
-            try:
-                session = self.sessions.get(known)
-                return environment_pb2.RestoreResponse(
-                    session_id=known, observation=self.domain.observation_of(session.state))
-            except NotFound:
-                pass  # that session is gone: restore for real
-        reply = await super().Restore(request, context)
-        self.forks[request.blob] = reply.session_id
-        return reply
+    async def _point_of(self, request, method):
+        point = await super()._point_of(request, method)
+        return self.last if self.last is not None and method == "Step" else point
+
+    def _next(self, before, after, action):
+        point = super()._next(before, after, action)
+        self.last = point
+        return point
 
 
 class ReversesBatches(EnvironmentServicer):
-    """Broken on purpose: a Transition's results come back in reverse order."""
+    """Broken on purpose: a Step's results come back in reverse order."""
 
-    async def Transition(self, request, context):
-        reply = await super().Transition(request, context)
-        reversed_results = list(reply.results)[::-1]
-        return environment_pb2.TransitionResponse(results=reversed_results)
+    async def Step(self, request, context):
+        reply = await super().Step(request, context)
+        return environment_pb2.StepResponse(results=list(reply.results)[::-1])
 
 
 @pytest.mark.timeout(60)
@@ -99,10 +93,9 @@ class ReversesBatches(EnvironmentServicer):
     ("broken", "selection", "expected_failures"),
     [
         (AcceptsTamperedBlobs, "damaged", {"test_damaged_blobs_are_invalid_argument",
-                                           "test_score_of_a_damaged_blob_is_invalid_argument",
-                                           "test_damaged_and_foreign_blobs_are_invalid_argument"}),
-        (SharesForks, "forks or reproduces", {"test_forks_are_independent",
-                                              "test_restore_reproduces_later_steps_exactly"}),
+                                           "test_score_of_a_damaged_blob_is_invalid_argument"}),
+        (RemembersTheLastState, "reproduces or branches",
+         {"test_branches_are_independent", "test_a_snapshot_reproduces_later_steps_exactly"}),
         (ReversesBatches, "batch", {"test_batch_results_keep_request_order"}),
     ],
 )

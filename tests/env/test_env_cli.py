@@ -19,13 +19,13 @@ from lats.processes import start_service
 def test_serve_env_takes_env_vars_and_stops_cleanly_on_sigterm():
     service = start_service(
         "env", ["env", "game24"], timeout=30,
-        env={"LATS_MAX_SESSIONS": "7", "LATS_SESSION_TTL": "9", "LATS_SNAPSHOT_KEY": "k"},
+        env={"LATS_MAX_BATCH_ACTIONS": "7", "LATS_SNAPSHOT_KEY": "k"},
     )
     try:
         with grpc.insecure_channel(service.address) as channel:
             stub = environment_pb2_grpc.EnvironmentStub(channel)
             limits = stub.Describe(environment_pb2.DescribeRequest(), timeout=5).limits
-            assert (limits.max_sessions, limits.session_ttl_seconds) == (7, 9)
+            assert limits.max_batch_actions == 7
             stub.Reset(environment_pb2.ResetRequest(task_id="game24/900"), timeout=5)
     finally:
         started = time.monotonic()

@@ -1,88 +1,12 @@
-"""Session store, snapshot codec and page tokens, without a server."""
+"""Snapshot codec and page tokens, without a server."""
 
 from __future__ import annotations
 
-import asyncio
-
 import pytest
 
-from env_servers.core import CapacityExhausted, InvalidRequest, NotFound
+from env_servers.core import InvalidRequest
 from env_servers.core.paging import decode_token, encode_token, page
-from env_servers.core.sessions import SessionStore
 from env_servers.core.snapshots import SnapshotCodec, SnapshotPayload, snapshot_key
-
-
-class Clock:
-    def __init__(self):
-        self.now = 1000.0
-
-    def __call__(self):
-        return self.now
-
-
-@pytest.fixture
-def clock():
-    return Clock()
-
-
-def test_sessions_expire_when_idle(clock):
-    store = SessionStore(max_sessions=4, ttl_seconds=10, clock=clock)
-    idle, busy = store.open({"n": 1}), store.open({"n": 2})
-    clock.now += 6
-    store.get(busy.id)
-    clock.now += 6
-    with pytest.raises(NotFound, match="expired.*Reset.*Restore"):
-        store.get(idle.id)
-    assert store.get(busy.id).state == {"n": 2}
-    clock.now += 11
-    assert store.sweep() == 1 and len(store) == 0
-
-
-async def test_a_session_in_a_call_is_not_idle(clock):
-    store = SessionStore(max_sessions=4, ttl_seconds=1, clock=clock)
-    session = store.open({})
-    async with session.lock:
-        clock.now += 5
-        assert store.sweep() == 0
-    assert store.sweep() == 1 and session.closed
-
-
-def test_capacity_counts_open_sessions_and_frees_expired_ones(clock):
-    store = SessionStore(max_sessions=2, ttl_seconds=10, clock=clock)
-    first = store.open({})
-    store.open({})
-    expected = "2 sessions open; Close finished sessions or raise --max-sessions"
-    with pytest.raises(CapacityExhausted, match=expected):
-        store.open({})
-    store.close(first.id)
-    store.open({})
-    clock.now += 11
-    store.open({})  # the full store drops expired sessions before refusing
-    assert len(store) == 1
-
-
-def test_close_twice_is_not_found(clock):
-    store = SessionStore(max_sessions=2, ttl_seconds=10, clock=clock)
-    session = store.open({})
-    store.close(session.id)
-    assert session.closed
-    with pytest.raises(NotFound):
-        store.close(session.id)
-
-
-def test_session_ids_are_unguessable(clock):
-    store = SessionStore(max_sessions=100, ttl_seconds=10, clock=clock)
-    ids = {store.open({}).id for _ in range(100)}
-    assert len(ids) == 100 and min(len(i) for i in ids) >= 24
-
-
-async def test_background_sweep_frees_expired_sessions():
-    store = SessionStore(max_sessions=2, ttl_seconds=0.05)
-    store.open({})
-    store.start_sweeper(0.02)
-    await asyncio.sleep(0.2)
-    assert len(store) == 0
-    await store.stop_sweeper()
 
 
 PAYLOAD = SnapshotPayload(state={"left": ["8/3", "3"], "steps": ["x"]}, steps=3, terminated=False)

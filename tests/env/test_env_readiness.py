@@ -36,7 +36,7 @@ async def _statuses(port: int) -> tuple[int, int]:
     async with grpc.aio.insecure_channel(f"127.0.0.1:{port}") as channel:
         stub = health_pb2_grpc.HealthStub(channel)
         whole = await stub.Check(health_pb2.HealthCheckRequest(), timeout=5)
-        service = await stub.Check(health_pb2.HealthCheckRequest(service="lats.v1.Environment"),
+        service = await stub.Check(health_pb2.HealthCheckRequest(service="lats.environment.v2.Environment"),
                                    timeout=5)
         return whole.status, service.status
 

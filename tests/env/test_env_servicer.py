@@ -1,4 +1,4 @@
-"""EnvironmentServicer over real gRPC: limits, errors, snapshots across replicas."""
+"""EnvironmentServicer over real gRPC: limits, errors, Reset, Score, the retired version."""
 
 from __future__ import annotations
 
@@ -10,93 +10,67 @@ import pytest
 from google.protobuf import struct_pb2
 from lats_pb import environment_pb2
 
+from lats_runtime.environment_versions import PROTOCOL
 from tests.env.fakes import BlockingCounterDomain, CounterDomain
 from tests.env.helpers import serving, status_of
 
 pytestmark = pytest.mark.timeout(30)
 Code = grpc.StatusCode
+SOLVE_1076 = ["4 + 8 = 12 (left: 4 6 12)", "6 - 4 = 2 (left: 2 12)", "2 * 12 = 24 (left: 24)"]
 
 
-async def test_idle_sessions_expire_over_grpc(game24):
-    async with serving(game24, session_ttl_seconds=0.3) as env:
-        session = (await env.reset("game24/900")).session_id
-        await asyncio.sleep(0.6)
-        error = await status_of(env.step(session, "4 + 5 = 9 (left: 6 9 10)"))
-        assert error.code() == Code.NOT_FOUND
-        assert "expired" in error.details() and "Reset" in error.details()
-        assert len(env.server.servicer.sessions) == 0
-
-
-async def test_capacity_is_resource_exhausted(game24):
-    async with serving(game24, max_sessions=3) as env:
-        sessions = [(await env.reset("game24/900")).session_id for _ in range(3)]
-        error = await status_of(env.reset("game24/900"))
-        assert error.code() == Code.RESOURCE_EXHAUSTED
-        assert "3 sessions open" in error.details() and "--max-sessions" in error.details()
-        blob = await env.snapshot(sessions[0])
-        assert (await status_of(env.restore(blob))).code() == Code.RESOURCE_EXHAUSTED
-        await env.stub.Close(environment_pb2.CloseRequest(session_id=sessions[0]))
-        assert (await env.restore(blob)).session_id
-
-
-async def test_tampered_blob_is_invalid_argument(game24):
-    async with serving(game24) as env:
-        session = (await env.reset("game24/1076")).session_id
-        await env.step(session, "4 + 8 = 12 (left: 4 6 12)")
-        blob = bytearray(await env.snapshot(session))
+async def test_tampered_and_foreign_blobs_are_invalid_argument(game24):
+    async with (serving(game24, snapshot_key="k") as env,
+                serving(game24, snapshot_key="other") as stranger):
+        first = await env.step_one((await env.reset("game24/1076")).snapshot, SOLVE_1076[0])
+        blob = bytearray(first.snapshot.blob)
         blob[len(blob) // 2] ^= 0xFF
-        error = await status_of(env.restore(bytes(blob)))
+        tampered = environment_pb2.Snapshot(blob=bytes(blob))
+        error = await status_of(env.step(tampered, SOLVE_1076[1]))
         assert error.code() == Code.INVALID_ARGUMENT and "signature" in error.details()
-        error = await status_of(env.stub.Score(environment_pb2.ScoreRequest(blob=bytes(blob))))
-        assert error.code() == Code.INVALID_ARGUMENT
-
-
-async def test_restore_works_across_replicas_that_share_a_key(game24):
-    async with (serving(game24, snapshot_key="shared") as first,
-                serving(game24, snapshot_key="shared") as second,
-                serving(game24, snapshot_key="different") as stranger):
-        session = (await first.reset("game24/1076")).session_id
-        await first.step(session, "4 + 8 = 12 (left: 4 6 12)")
-        blob = await first.snapshot(session)
-        restored = await second.restore(blob)
-        assert restored.observation == "left: 4 6 12"
-        later = await second.step(restored.session_id, "6 - 4 = 2 (left: 2 12)")
-        assert (later.observation, later.steps) == ("left: 2 12", 2)
-        error = await status_of(stranger.restore(blob))
+        assert (await status_of(env.score(tampered))).code() == Code.INVALID_ARGUMENT
+        error = await status_of(stranger.step(first.snapshot, SOLVE_1076[1]))
         assert error.code() == Code.INVALID_ARGUMENT and "another key" in error.details()
 
 
-async def test_restore_forks_a_new_session(game24):
+async def test_snapshots_continue_on_replicas_that_share_a_key(game24):
+    async with (serving(game24, snapshot_key="shared") as first,
+                serving(game24, snapshot_key="shared") as second):
+        there = await second.step_one((await first.reset("game24/1076")).snapshot, SOLVE_1076[0])
+        back = await first.step_one(there.snapshot, SOLVE_1076[1])
+        assert (back.observation, back.steps) == ("left: 2 12", 2)
+
+
+async def test_a_snapshot_is_a_point_to_revert_to(game24):
     async with serving(game24) as env:
-        source = (await env.reset("game24/1076")).session_id
-        blob = await env.snapshot(source)
-        fork = (await env.restore(blob)).session_id
-        assert fork != source
-        await env.step(fork, "4 + 8 = 12 (left: 4 6 12)")
-        untouched = await env.step(source, "4 * 6 = 24 (left: 4 8 24)")
-        assert (untouched.observation, untouched.steps) == ("left: 4 8 24", 1)
+        start = (await env.reset("game24/1076")).snapshot
+        branch_a = await env.step_one(start, "4 + 8 = 12 (left: 4 6 12)")
+        branch_b = await env.step_one(start, "4 * 6 = 24 (left: 4 8 24)")
+        again_a = await env.step_one(start, "4 + 8 = 12 (left: 4 6 12)")
+        assert (branch_b.observation, branch_b.steps) == ("left: 4 8 24", 1)
+        assert (again_a.observation, again_a.snapshot) == (branch_a.observation,
+                                                           branch_a.snapshot)
 
 
 async def test_step_after_the_end_is_failed_precondition(game24):
     async with serving(game24) as env:
-        session = (await env.reset("game24/1076")).session_id
-        final = await env.step(session, "Answer: (6 - 4) * (4 + 8) = 24")
+        start = (await env.reset("game24/1076")).snapshot
+        final = await env.step_one(start, "Answer: (6 - 4) * (4 + 8) = 24")
         assert (final.terminated, final.truncated, final.reward) == (True, False, 1.0)
         assert final.info["solved"] is True
-        error = await status_of(env.step(session, "4 + 8 = 12 (left: 4 6 12)"))
+        error = await status_of(env.step(final.snapshot, "4 + 8 = 12 (left: 4 6 12)"))
         assert error.code() == Code.FAILED_PRECONDITION and "terminated" in error.details()
 
 
 async def test_every_step_counts_and_the_last_truncates(game24):
     async with serving(game24, max_steps=3) as env:
-        session = (await env.reset("game24/1076")).session_id
-        replies = [await env.step(session, action) for action in
-                   ("nonsense", "4 + 8 = 12 (left: 4 6 12)", "nonsense")]
+        start = (await env.reset("game24/1076")).snapshot
+        replies = await env.play(start, ["nonsense", SOLVE_1076[0], "nonsense"])
         assert [r.steps for r in replies] == [1, 2, 3]
         assert [r.invalid_action for r in replies] == [True, False, True]
         assert [r.truncated for r in replies] == [False, False, True]
         assert not any(r.terminated for r in replies)
-        error = await status_of(env.step(session, "6 - 4 = 2 (left: 2 12)"))
+        error = await status_of(env.step(replies[-1].snapshot, SOLVE_1076[1]))
         assert error.code() == Code.FAILED_PRECONDITION and "max_steps=3" in error.details()
         limits = (await env.stub.Describe(environment_pb2.DescribeRequest())).limits
         assert limits.max_steps == 3
@@ -104,43 +78,34 @@ async def test_every_step_counts_and_the_last_truncates(game24):
 
 async def test_invalid_action_keeps_the_state_even_if_the_domain_changed_it():
     async with serving(CounterDomain()) as env:
-        session = (await env.reset("counter/0")).session_id
-        bad = await env.step(session, "jump")
+        bad = await env.step_one((await env.reset("counter/0")).snapshot, "jump")
         assert bad.invalid_action and bad.steps == 1
-        good = await env.step(session, "inc")
-        assert good.observation == "count 1" and good.info["count"] == 1
+        good = await env.step_one(bad.snapshot, "inc")
+        assert good.observation == "count 1" and good.info["count"] == 1 and good.steps == 2
 
 
 async def test_oversized_requests(game24):
     async with serving(game24) as env:
-        session = (await env.reset("game24/900")).session_id
-        error = await status_of(env.step(session, "9" * 4097))
+        start = (await env.reset("game24/900")).snapshot
+        error = await status_of(env.step(start, "9" * 4097))
         assert error.code() == Code.INVALID_ARGUMENT and "max_action_bytes=4096" in error.details()
-        error = await status_of(env.step(session, "9" * (5 * 1024 * 1024)))
+        error = await status_of(env.step(start, "9" * (5 * 1024 * 1024)))
         assert error.code() == Code.RESOURCE_EXHAUSTED
         for empty in ("", "   \n"):
-            error = await status_of(env.step(session, empty))
+            error = await status_of(env.step(start, empty))
             assert error.code() == Code.INVALID_ARGUMENT and "empty" in error.details()
-        assert (await env.step(session, "4 + 5 = 9 (left: 6 9 10)")).steps == 1
-
-
-async def test_concurrent_steps_on_one_session_run_one_at_a_time():
-    async with serving(CounterDomain(delay=0.01, max_steps=50)) as env:
-        session = (await env.reset("counter/0")).session_id
-        replies = await asyncio.gather(*(env.step(session, "inc") for _ in range(20)))
-        assert sorted(r.steps for r in replies) == list(range(1, 21))
-        assert sorted(r.observation for r in replies) == sorted(f"count {i}" for i in range(1, 21))
+        assert (await env.step_one(start, "4 + 5 = 9 (left: 6 9 10)")).steps == 1
 
 
 async def test_blocking_domains_run_off_the_event_loop():
     async with serving(BlockingCounterDomain(delay=1.0)) as env:
-        session = (await env.reset("counter/0")).session_id
-        slow = asyncio.ensure_future(env.step(session, "inc"))
+        start = (await env.reset("counter/0")).snapshot
+        slow = asyncio.ensure_future(env.step(start, "inc"))
         await asyncio.sleep(0.05)
         started = time.perf_counter()
         await env.stub.Describe(environment_pb2.DescribeRequest())
         assert time.perf_counter() - started < 0.6, "a blocking step stalled the server"
-        assert (await slow).observation == "slow"
+        assert (await slow)[0].observation == "slow"
 
 
 async def test_list_tasks_paging_and_errors():
@@ -156,6 +121,8 @@ async def test_list_tasks_paging_and_errors():
         assert len(seen) == len(set(seen)) == reply.total == 250
         default = await env.stub.ListTasks(environment_pb2.ListTasksRequest())
         assert len(default.task_ids) == 100
+        clamped = await env.stub.ListTasks(environment_pb2.ListTasksRequest(page_size=5000))
+        assert len(clamped.task_ids) == 250
         for request in (environment_pb2.ListTasksRequest(page_token="bogus"),
                         environment_pb2.ListTasksRequest(split="nope")):
             assert (await status_of(env.stub.ListTasks(request))).code() == Code.INVALID_ARGUMENT
@@ -180,36 +147,40 @@ async def test_inline_task_and_reset_info(game24):
         reply = await env.stub.Reset(environment_pb2.ResetRequest(inline_task=inline))
         assert (reply.observation, reply.task_id) == ("3 3 8 8", "inline:3 3 8 8")
         assert list(reply.info["numbers"]) == [3, 3, 8, 8]
+        assert reply.snapshot.blob
         inline.update({"numbers": [1]})
         error = await status_of(env.stub.Reset(environment_pb2.ResetRequest(inline_task=inline)))
         assert error.code() == Code.INVALID_ARGUMENT
 
 
-async def test_score_a_session_and_a_blob(game24):
+async def test_score_grades_a_snapshot(game24):
     async with serving(game24) as env:
-        session = (await env.reset("game24/1076")).session_id
-        await env.step(session, "Answer: (6 - 4) * (4 + 8) = 24")
-        live = await env.stub.Score(environment_pb2.ScoreRequest(session_id=session))
-        blob = await env.snapshot(session)
-        stored = await env.stub.Score(environment_pb2.ScoreRequest(blob=blob))
-        for reply in (live, stored):
-            assert (reply.score, reply.success, dict(reply.metrics)) == (1.0, True, {"solved": 1.0})
+        start = (await env.reset("game24/1076")).snapshot
+        assert not (await env.score(start)).success
+        final = await env.step_one(start, "Answer: (6 - 4) * (4 + 8) = 24")
+        reply = await env.score(final.snapshot)
+        assert (reply.score, reply.success, dict(reply.metrics)) == (1.0, True, {"solved": 1.0})
         error = await status_of(env.stub.Score(environment_pb2.ScoreRequest()))
-        assert error.code() == Code.INVALID_ARGUMENT
+        assert error.code() == Code.INVALID_ARGUMENT and "snapshot" in error.details()
 
 
-async def test_closed_sessions_are_gone(game24):
+async def test_the_retired_version_is_told_which_version_this_is(game24):
     async with serving(game24) as env:
-        session = (await env.reset("game24/900")).session_id
-        await env.stub.Close(environment_pb2.CloseRequest(session_id=session))
-        error = await status_of(env.stub.Close(environment_pb2.CloseRequest(session_id=session)))
-        assert error.code() == Code.NOT_FOUND
-        assert (await status_of(env.snapshot(session))).code() == Code.NOT_FOUND
+        channel = grpc.aio.insecure_channel(env.address)
+        try:
+            for method in ("Describe", "Reset", "Restore", "Transition", "Anything"):
+                call = channel.unary_unary(f"/lats.v1.Environment/{method}")
+                error = await status_of(call(b"\x0a\x03abc"))
+                assert error.code() == Code.FAILED_PRECONDITION, method
+                assert PROTOCOL in error.details() and "upgrade the client" in error.details()
+            unknown = await status_of(channel.unary_unary("/lats.v9.Other/Describe")(b""))
+            assert unknown.code() == Code.UNIMPLEMENTED
+        finally:
+            await channel.close()
 
 
-async def test_stopping_closes_sessions_and_the_domain():
+async def test_stopping_closes_the_domain():
     domain = CounterDomain()
     async with serving(domain) as env:
         await env.reset("counter/0")
-        servicer = env.server.servicer
-    assert domain.closed and len(servicer.sessions) == 0
+    assert domain.closed

@@ -87,7 +87,7 @@ def test_grammar_examples_solve_their_puzzle(game24):
 def test_describe_pieces(game24):
     description = game24.describe()
     assert description.reward_mode == "none" and description.max_steps == 8
-    assert description.capabilities.snapshot and description.capabilities.score
+    assert description.blob_snapshots and description.capabilities.score
     assert description.capabilities.inline_tasks
     assert (description.reward_range.min, description.reward_range.max) == (0, 1)
 

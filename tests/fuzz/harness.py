@@ -97,13 +97,22 @@ def assert_serving(channel: grpc.Channel) -> None:
 
 
 def rss_bytes(pid: int) -> int:
-    """Resident memory of process `pid` and its children (the process and any workers)."""
+    """Resident memory of process `pid` and its children (the process and any workers);
+    a child that exits while it is read counts for nothing."""
     total = 0
     for status in _process_tree(pid):
-        for line in Path(status).read_text().splitlines():
+        for line in _read(status).splitlines():
             if line.startswith("VmRSS:"):
                 total += int(line.split()[1]) * 1024
     return total
+
+
+def _read(path: str) -> str:
+    """The text of a /proc file, or "" if its process is gone (it may exit at any time)."""
+    try:
+        return Path(path).read_text()
+    except (FileNotFoundError, ProcessLookupError):
+        return ""
 
 
 def _process_tree(pid: int) -> list[str]:
@@ -114,7 +123,6 @@ def _process_tree(pid: int) -> list[str]:
         if not Path(status).exists():
             continue
         found.append(status)
-        children = Path(f"/proc/{current}/task/{current}/children")
-        if children.exists():
-            queue.extend(int(child) for child in children.read_text().split())
+        queue.extend(int(child) for child in
+                     _read(f"/proc/{current}/task/{current}/children").split())
     return found

@@ -1,10 +1,11 @@
 """Every Environment RPC of every environment server, fuzzed as real processes.
 
 Game of 24, the code runner (bubblewrap sandbox), HotpotQA, WebShop, the
-TypeScript sliding puzzle, a TextArena game and the OpenEnv bridge (in front of
-the GridWalk OpenEnv server of tests/openenv) each get, per RPC, requests generated from the proto
-descriptors (with live session ids, real task ids and valid or tampered blobs
-mixed in, so draws get past the first check) and raw random bytes. Every
+TypeScript sliding puzzle, the bare grpcio word ladder, a TextArena game and the
+OpenEnv bridge (in front of the GridWalk OpenEnv server of tests/openenv) each
+get, per RPC, requests generated from the proto descriptors (with real task
+ids, actions, and valid or tampered snapshots mixed in, so draws get past the
+first check) and raw random bytes. Every
 answer must be OK or a documented status with a short message
 (tests/fuzz/harness.py); afterwards the server is still SERVING and its
 memory grew by less than MAX_RSS_GROWTH.
@@ -22,6 +23,7 @@ from hypothesis import strategies as st
 from lats_pb import environment_pb2, environment_pb2_grpc
 
 from lats.processes import start_service
+from tests.bare_env.test_word_ladder import start_bare_server
 from tests.env_ts.test_sliding_puzzle_ts import PACKAGE, start_node_server
 from tests.fuzz import harness
 from tests.fuzz.strategies import message_of, texts
@@ -36,14 +38,17 @@ SERVERS = {
     "hotpotqa": (["env", "hotpotqa"], {}),
     "webshop": (["env", "webshop"], {}),
     "sliding_puzzle": (None, {}),       # the TypeScript server
+    "word_ladder": (None, {}),          # the bare grpcio server (tests/bare_env)
     "textarena": (["env", "textarena", "--game", "GuessTheNumber-v0"], {}),
     "openenv": (["env", "openenv", "--url", "{gridwalk}"], {}),   # GridWalk, started first
 }
-COMMON_ARGS = ["--session-ttl", "30", "--max-sessions", "64", "--snapshot-key", "fuzz"]
+COMMON_ARGS = ["--snapshot-key", "fuzz"]
 
 
 def _start(name: str, stack: contextlib.ExitStack):
     args, env = SERVERS[name]
+    if name == "word_ladder":
+        return start_bare_server(name)
     if args is not None and "{gridwalk}" in args:
         url = stack.enter_context(gridwalk_server()) + "/steady"
         args = [arg.replace("{gridwalk}", url) for arg in args]
@@ -57,32 +62,34 @@ def _start(name: str, stack: contextlib.ExitStack):
 
 
 def _live_material(stub) -> dict:
-    """Real task ids, sessions, blobs and actions of the server, for the hints."""
+    """Real task ids, snapshots, blobs and actions of the server, for the hints."""
     describe = stub.Describe(environment_pb2.DescribeRequest(), timeout=30)
     tasks = list(stub.ListTasks(environment_pb2.ListTasksRequest(page_size=10), timeout=30).task_ids)
-    sessions = [stub.Reset(environment_pb2.ResetRequest(task_id=task), timeout=60).session_id
-                for task in tasks[:6]]
     examples = list(describe.action_grammar.examples) or ["look"]
-    started = stub.Start(environment_pb2.StartRequest(task_id=tasks[0]), timeout=60)
-    blobs = [started.blob]
-    if started.blob:
-        after = stub.Transition(environment_pb2.TransitionRequest(
-            blob=started.blob, actions=examples[:1]), timeout=60).results
-        blobs += [result.blob for result in after]
-        tampered = bytearray(started.blob)
+    snapshots = [stub.Reset(environment_pb2.ResetRequest(task_id=task), timeout=60).snapshot
+                 for task in tasks[:3]]
+    after = stub.Step(environment_pb2.StepRequest(snapshot=snapshots[0], actions=examples[:2]),
+                      timeout=60).results
+    snapshots += [result.snapshot for result in after]
+    blobs = [snapshot.blob for snapshot in snapshots if snapshot.blob]
+    for blob in blobs[:2]:
+        tampered = bytearray(blob)
         tampered[-1] ^= 1
-        blobs.append(bytes(tampered))
-    return {"splits": list(describe.splits), "tasks": tasks, "sessions": sessions,
-            "blobs": blobs, "actions": examples}
+        snapshots.append(environment_pb2.Snapshot(blob=bytes(tampered)))
+    return {"splits": list(describe.splits), "tasks": tasks, "snapshots": snapshots,
+            "blobs": blobs or [b""], "actions": examples}
 
 
 def _hints(live: dict) -> dict:
     either = lambda real: st.one_of(st.sampled_from(real), texts)  # noqa: E731
     return {
-        "task_id": either(live["tasks"]), "session_id": either(live["sessions"]),
-        "split": either(live["splits"]), "action": either(live["actions"]),
+        "task_id": either(live["tasks"]), "split": either(live["splits"]),
         "actions": either(live["actions"]),
         "blob": st.one_of(st.sampled_from(live["blobs"]), st.binary(max_size=200)),
+        "snapshot": st.one_of(st.sampled_from(live["snapshots"]),
+                              message_of(environment_pb2.Snapshot.DESCRIPTOR,
+                                         {"task_id": either(live["tasks"]),
+                                          "actions": either(live["actions"])}, depth=1)),
     }
 
 

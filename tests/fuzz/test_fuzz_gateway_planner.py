@@ -36,7 +36,7 @@ def services(tmp_path_factory):
     script = folder / "script.json"
     script.write_text(json.dumps({"rules": [], "default": "4 + 4 = 8 (left: 6 8 8)"}))
     specs = [
-        ("env", ["env", "game24", "--max-sessions", "256"]),
+        ("env", ["env", "game24"]),
         ("gateway", ["gateway", "--backend", "scripted", "--script", str(script)]),
         ("planner", ["planner", "--gateway", "{gateway}", "--db", str(folder / "runs.sqlite3"),
                      "--max-runs", "4"]),

@@ -55,7 +55,7 @@ def _status(call, *args, **kwargs) -> grpc.RpcError:
 
 
 @pytest.mark.parametrize("service,path,streaming", [
-    ("env", "/lats.v1.Environment/Step", False),
+    ("env", "/lats.environment.v2.Environment/Step", False),
     ("gateway", "/lats.v1.LlmGateway/Generate", False),
     ("planner", "/lats.v1.Planner/GetRun", False),
     ("planner", "/lats.v1.Planner/Solve", True),
@@ -96,10 +96,10 @@ def test_well_signed_malformed_blobs_are_invalid_argument(stack, state, steps):
     described = env.Describe(environment_pb2.DescribeRequest(), timeout=30)
     blob = SnapshotCodec(KEY.encode(), described.name, described.version).encode(
         SnapshotPayload(state, steps, False))
+    snapshot = environment_pb2.Snapshot(blob=blob)
     for call, request in [
-        (env.Restore, environment_pb2.RestoreRequest(blob=blob)),
-        (env.Transition, environment_pb2.TransitionRequest(blob=blob, actions=["4 + 6 = 10"])),
-        (env.Score, environment_pb2.ScoreRequest(blob=blob)),
+        (env.Step, environment_pb2.StepRequest(snapshot=snapshot, actions=["4 + 6 = 10"])),
+        (env.Score, environment_pb2.ScoreRequest(snapshot=snapshot)),
     ]:
         error = _status(call, request)
         assert error.code() == grpc.StatusCode.INVALID_ARGUMENT, (call, error.details())

@@ -4,9 +4,11 @@ import json
 
 import grpc
 import pytest
+from click.testing import CliRunner
 
 from llm_gateway.backends.base import FINISH_LENGTH, FINISH_STOP, BackendError, GenerationRequest
 from llm_gateway.backends.scripted import ScriptedBackend
+from llm_gateway.cli import serve_gateway
 
 RULES = [
     {"name": "value", "purpose": "value", "responses": ["Score: 7"]},
@@ -91,6 +93,11 @@ def test_rules_load_from_json_files(tmp_path):
         ("[{\"name\": \"a\", \"responses\": [\"x\"], \"contain\": []}]", "unknown fields"),
         ("{not json", "not valid JSON"),
         ("{\"rules\": [], \"default\": 3}", "'default' must be a string"),
+        ("[]", "no rules and no default"),
+        ("{}", "no rules and no default"),
+        ("{\"_comment\": \"only a comment\"}", "no rules and no default"),
+        ("{\"rule\": [{\"responses\": [\"x\"]}]}", "unknown keys ['rule']"),
+        ("[{\"purpose\": \"action\", \"responses\": [\"x\"]}]", "never sends"),
     ],
 )
 def test_bad_rule_files_are_rejected_with_the_reason(tmp_path, content, fragment):
@@ -99,3 +106,18 @@ def test_bad_rule_files_are_rejected_with_the_reason(tmp_path, content, fragment
     with pytest.raises(ValueError, match="bad.json") as caught:
         ScriptedBackend.from_file(path)
     assert fragment in str(caught.value)
+
+
+def test_a_default_alone_is_a_valid_script(tmp_path):
+    path = tmp_path / "default.json"
+    path.write_text(json.dumps({"_comment": "answers everything alike", "rules": [],
+                                "default": "4 + 4 = 8"}))
+    assert ScriptedBackend.from_file(path).rules == []
+
+
+def test_the_rules_format_is_in_the_gateways_help():
+    shown = CliRunner().invoke(serve_gateway, ["--help"])
+    assert shown.exit_code == 0, shown.output
+    for fragment in ('"responses"', '"contains"', '"not_contains"', '"purpose"', '"default"',
+                     "act", "value", "reflect", "setup", "cot", "no rules and no default"):
+        assert fragment in shown.output, fragment

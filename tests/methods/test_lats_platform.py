@@ -43,19 +43,20 @@ class ProgramEnv(Environment):
         return self.description
 
     async def start(self, task: TaskRef) -> Started:
-        return Started("write f", "t", EnvState(blob=b"null"))
+        return Started("write f", "t", EnvState(env_pb.Snapshot(blob=b"null")))
 
     async def transition(self, state: EnvState, actions) -> list[Stepped]:
         results = []
         for action in actions:
             self.stepped.append(action)
             share, key = PROGRAMS.get(action, (0.0, "Z:" + action))
+            after = EnvState(env_pb.Snapshot(blob=json.dumps(action).encode()))
             results.append(Stepped(f"passed {share:.0%}", share, share == 1.0, False, False,
-                                   EnvState(blob=json.dumps(action).encode()), key))
+                                   after, key))
         return results
 
     async def score(self, state: EnvState):
-        program = json.loads(state.blob)
+        program = json.loads(state.snapshot.blob)
         self.scored.append(program)
         return env_pb.ScoreResponse(score=1.0, success=program in ("greedy_ok", "fixed"))
 
@@ -218,3 +219,29 @@ def test_best_of_n_samples_rounds_at_the_root_and_chooses_by_agreement():
     assert all(child.parent is search.root for child in search.root.children)
     assert outcome.iterations == 2 and outcome.answer.action == "other_ok"
     assert search.root.children[-1].votes >= 2
+
+
+def test_progressive_widening_draws_the_root_again_as_it_is_visited():
+    def model(widening):
+        root_draws = []
+
+        def answer(purpose, prompt, params):
+            if purpose == "cot":
+                return ["half"]
+            if purpose == "act" and not prompt.split("traj=")[1].startswith("["):
+                root_draws.append(params.seed)
+                return ["other_ok" if len(root_draws) > 1 else "wrong"] * params.n
+            if purpose == "act":
+                return ["zzz"] * params.n
+            return ["a lesson"]
+
+        search, outcome, _ = run(ProgramEnv(), CallModel(answer), widening=widening,
+                                 iterations=3)
+        return search, outcome, root_draws
+
+    search, outcome, draws = model(0.5)
+    assert len(draws) == 2 and draws[0] != draws[1], "a second root draw, with a new seed"
+    assert outcome.answer.action == "other_ok"
+    assert [c.id for c in search.root.children] == ["0.0", "0.1", "0.2"]
+    _, without, draws = model(0.0)
+    assert len(draws) == 1 and without.answer.action == "half"

@@ -3,7 +3,7 @@
 Three real services (game24, a scripted gateway, the planner) run with
 `--log-format json` and `--metrics-port 0`. After one search: each /metrics
 endpoint counts the calls it served, per RPC and status, and its own domain
-figures (model calls and tokens per model, environment steps and sessions,
+figures (model calls and tokens per model, environment steps by outcome,
 searches by status); and each service's log has JSON lines naming the run id,
 which the planner passed on in gRPC metadata.
 """
@@ -45,7 +45,7 @@ def searched(tmp_path_factory):
                 pb_grpc.PlannerStub(channel).GetRun(pb.GetRunRequest(run_id="nobody"), timeout=5)
         with grpc.insecure_channel(services["env"].address) as channel:
             env = env_grpc.EnvironmentStub(channel)
-            env.Reset(env_pb.ResetRequest(task_id=TASK), timeout=5)     # one session left open
+            env.Reset(env_pb.ResetRequest(task_id=TASK), timeout=5)     # one Reset beside the search
         metrics = {name: scrape(services[name].metrics_url)
                    for name in ("env", "gateway", "planner")}
         yield events, metrics, services
@@ -56,8 +56,9 @@ def test_every_server_counts_its_rpcs_per_method_and_status(searched):
     events, metrics, _ = searched
     assert events[-1].finished.status == pb.RUN_STATUS_SOLVED
     env, gateway, planner = metrics["env"], metrics["gateway"], metrics["planner"]
-    assert total(env, "grpc_server_handled_total", grpc_method="Transition",
+    assert total(env, "grpc_server_handled_total", grpc_method="Step",
                  grpc_code="OK") >= 4
+    assert total(env, "grpc_server_handled_total", grpc_method="Reset", grpc_code="OK") >= 2
     assert total(env, "grpc_server_handled_total", grpc_method="Describe", grpc_code="OK") == 1
     assert total(gateway, "grpc_server_handled_total", grpc_service="lats.v1.LlmGateway",
                  grpc_method="Generate", grpc_code="OK") == events[-1].finished.usage.calls
@@ -65,13 +66,13 @@ def test_every_server_counts_its_rpcs_per_method_and_status(searched):
                  grpc_type="server_stream", grpc_code="OK") == 1
     assert total(planner, "grpc_server_handled_total", grpc_method="GetRun",
                  grpc_code="NOT_FOUND") == 1
-    assert total(env, "grpc_server_handling_seconds_count", grpc_method="Transition") >= 4
+    assert total(env, "grpc_server_handling_seconds_count", grpc_method="Step") >= 4
     # The planner's view of the calls it made, per service.
     assert total(planner, "lats_client_calls_total", service="LLM gateway", method="Generate",
                  code="OK") == events[-1].finished.usage.calls
 
 
-def test_domain_metrics_count_models_tokens_steps_sessions_and_searches(searched):
+def test_domain_metrics_count_models_tokens_steps_and_searches(searched):
     events, metrics, _ = searched
     result = events[-1].finished
     gateway, env, planner = metrics["gateway"], metrics["env"], metrics["planner"]
@@ -83,7 +84,6 @@ def test_domain_metrics_count_models_tokens_steps_sessions_and_searches(searched
     assert total(env, "lats_env_steps_total", environment="game24") == sum(
         1 for e in events if e.WhichOneof("event") == "node_added")
     assert total(env, "lats_env_steps_total", environment="game24", outcome="terminated") >= 1
-    assert total(env, "lats_env_sessions_open", environment="game24") == 1
     assert total(planner, "lats_searches_total", method="lats_paper", status="solved") == 1
     assert total(planner, "lats_searches_in_flight", method="lats_paper") == 0
     assert total(planner, "lats_search_nodes_total", method="lats_paper") == result.nodes

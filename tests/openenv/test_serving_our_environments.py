@@ -15,6 +15,8 @@ import httpx
 import pytest
 from openenv.core.generic_client import GenericEnvClient
 
+from lats_pb import environment_pb2
+
 from env_servers.openenv_app.client import LatsEnv
 from env_servers.openenv_app.models import LatsAction
 from env_servers.wiki.index import build_index
@@ -55,7 +57,8 @@ def test_openenv_clients_play_game24_and_continue_a_snapshot_on_another_replica(
         assert state["actions"] == [REFUSED, *WAY[:2]]
         assert state["step_count"] == 3 and state["score"] is None
         saved = state["snapshot"]
-        assert base64.b64decode(saved).startswith(b"LATS")
+        last = environment_pb2.StepResult.FromString(base64.b64decode(saved))
+        assert last.observation == "left: 4 20" and last.snapshot.blob.startswith(b"LATS")
         wrong = env.step({"text": "20 - 4 = 16 (left: 16)"})     # a dead end, on this replica
         assert wrong.done and wrong.reward == 0
         assert env.state()["success"] is False
@@ -71,9 +74,12 @@ def test_openenv_clients_play_game24_and_continue_a_snapshot_on_another_replica(
         assert final.success is True and final.score == 1.0 and final.step_count == 5
         assert final.total_reward == 1.0
 
-        tampered = base64.b64encode(base64.b64decode(saved)[:-1] + b"\x00").decode()
+        last.snapshot.blob = last.snapshot.blob[:-1] + b"\x00"
+        tampered = base64.b64encode(last.SerializeToString()).decode()
         with pytest.raises(RuntimeError, match="signature check"):
             other.reset(snapshot=tampered)
+        with pytest.raises(RuntimeError, match="not one state"):
+            other.reset(snapshot=base64.b64encode(b"\xff\xff\xff").decode())
         with pytest.raises(RuntimeError, match="unknown reset argument"):
             other.reset(level="hard")
         assert other.reset(seed=1).observation.task_id == other.reset(seed=1).observation.task_id

@@ -37,14 +37,14 @@ def pack(**overrides) -> env_pb.PromptPack:
 def description(reward_mode: str = "none", **pack_overrides) -> env_pb.DescribeResponse:
     return env_pb.DescribeResponse(
         name="path", version="1", reward_mode=to_wire(reward_mode),
-        capabilities=env_pb.Capabilities(snapshot=True, score=True),
+        capabilities=env_pb.Capabilities(score=True),
         reward_range=env_pb.RewardRange(min=0, max=1, success_threshold=1),
         prompt_pack=pack(**pack_overrides))
 
 
 class PathEnv(Environment):
     def __init__(self, step_delay: float = 0.0):
-        self.transitions = 0                 # Transition calls made
+        self.transitions = 0                 # Step calls made
         self.step_log: list[tuple[int, tuple[str, ...], str]] = []  # (call, state before, action)
         self.step_delay = step_delay
         self.in_flight = 0
@@ -56,11 +56,11 @@ class PathEnv(Environment):
         return self.description
 
     async def start(self, task: TaskRef) -> Started:
-        return Started("start", "t", EnvState(blob=b"[]"))
+        return Started("start", "t", EnvState(env_pb.Snapshot(blob=b"[]")))
 
     async def transition(self, state: EnvState, actions) -> list[Stepped]:
         self.transitions += 1
-        call, before = self.transitions, tuple(json.loads(state.blob))
+        call, before = self.transitions, tuple(json.loads(state.snapshot.blob))
         return list(await asyncio.gather(*(self._step(call, before, a) for a in actions)))
 
     async def _step(self, call: int, before: tuple[str, ...], action: str) -> Stepped:
@@ -79,7 +79,7 @@ class PathEnv(Environment):
         return _stepped("at " + "/".join(after), after)
 
     async def score(self, state: EnvState):
-        path = json.loads(state.blob)
+        path = json.loads(state.snapshot.blob)
         self.scored.append(path)
         won = bool(path) and path[-1] == "win"
         return env_pb.ScoreResponse(score=float(won), success=won)
@@ -88,7 +88,7 @@ class PathEnv(Environment):
 def _stepped(observation: str, path, reward: float = 0.0, terminated: bool = False,
              invalid: bool = False) -> Stepped:
     return Stepped(observation, reward, terminated, False, invalid,
-                   EnvState(blob=json.dumps(list(path)).encode()))
+                   EnvState(env_pb.Snapshot(blob=json.dumps(list(path)).encode())))
 
 
 class RuleModel(ModelClient):

@@ -23,7 +23,7 @@ def test_description_and_search_hints(domain):
     assert description.splits[0] == "test"
     hints = description.prompt_pack.search_hints
     assert (hints.max_depth, hints.n_samples, hints.iterations) == (15, 5, 30)
-    assert not description.capabilities.inline_tasks and description.capabilities.snapshot
+    assert not description.capabilities.inline_tasks and description.blob_snapshots
     pattern = re.compile(description.action_grammar.pattern)
     assert all(pattern.match(example) for example in description.action_grammar.examples)
 

@@ -4,7 +4,7 @@ replayed from a recording of the embedded 0.5B model (qwen2.5-coder-0.5b).
 
 The replayed Solve must reproduce the recorded run event for event, and the
 score the planner reports must be the one the environment gives when the
-chosen actions are played again in a fresh session. Re-record with
+chosen actions are played again in a fresh episode. Re-record with
 `python -m tests.webshop.e2e_run --record` when the catalog, the page text
 or the prompt pack changes (the replay then finds no recording and fails
 with FAILED_PRECONDITION naming the missing prompt).
@@ -76,12 +76,13 @@ def test_the_reported_score_is_what_the_environment_gives(services, events):
     assert result.scored
     with grpc.insecure_channel(services["env"].address) as channel:
         env = env_grpc.EnvironmentStub(channel)
-        session = env.Reset(env_pb.ResetRequest(task_id=TASK), timeout=30).session_id
+        snapshot = env.Reset(env_pb.ResetRequest(task_id=TASK), timeout=30).snapshot
         step = None
         for action in result.actions:
-            step = env.Step(env_pb.StepRequest(session_id=session, action=action), timeout=30)
-        score = env.Score(env_pb.ScoreRequest(session_id=session), timeout=30)
-        env.Close(env_pb.CloseRequest(session_id=session), timeout=30)
+            step, = env.Step(env_pb.StepRequest(snapshot=snapshot, actions=[action]),
+                             timeout=30).results
+            snapshot = step.snapshot
+        score = env.Score(env_pb.ScoreRequest(snapshot=snapshot), timeout=30)
     assert step is not None and step.observation == result.final_observation
     assert (score.score, score.success) == (result.score.score, result.score.success)
     assert score.details == result.score.details

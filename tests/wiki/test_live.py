@@ -103,8 +103,8 @@ def test_persistent_failures_become_a_corpus_error(make_settings):
         corpus.close()
 
 
-async def test_live_sessions_search_lookup_and_restore_through_grpc(make_domain, make_settings,
-                                                                    wikipedia):
+async def test_live_episodes_search_lookup_and_branch_through_grpc(make_domain, make_settings,
+                                                                  wikipedia):
     corpus = open_live(make_settings(corpus="live"), transport=wikipedia,
                        min_interval_seconds=0)
     domain = make_domain(corpus=corpus, reward_mode="oracle")
@@ -112,18 +112,16 @@ async def test_live_sessions_search_lookup_and_restore_through_grpc(make_domain,
     async with serving(domain) as env:
         describe = await env.stub.Describe(environment_pb2.DescribeRequest())
         assert list(describe.splits) == ["dev"]
-        session = (await env.reset("hotpotqa/0")).session_id
-        assert (await env.step(session, "Search[Milhouse]")).info["page"] == (
-            "Milhouse Van Houten")
-        blob = await env.snapshot(session)
-        fork = (await env.restore(blob)).session_id
-        found = await env.step(fork, "Lookup[named after]")
+        episode = await env.start("hotpotqa/0")
+        assert (await episode.step("Search[Milhouse]")).info["page"] == "Milhouse Van Houten"
+        fork = episode.fork()
+        found = await fork.step("Lookup[named after]")
         assert found.observation == ("(Result 1 / 1) Milhouse was named after U.S. president "
                                      "Richard Nixon, whose middle name was Milhous.")
-        miss = await env.step(session, "Search[Adam Clayton Powell]")
+        miss = await episode.step("Search[Adam Clayton Powell]")
         assert miss.observation.startswith(
             "Could not find [Adam Clayton Powell]. Similar: ['Adam Clayton Powell III', ")
-    assert len(wikipedia.requests) == 3, "the fork re-read the page from the cache"
+    assert len(wikipedia.requests) == 3, "the branch re-read the page from the cache"
 
 
 async def test_an_unreachable_wikipedia_is_unavailable(make_domain, make_settings):
@@ -131,9 +129,9 @@ async def test_an_unreachable_wikipedia_is_unavailable(make_domain, make_setting
     corpus = open_live(make_settings(corpus="live"), transport=down, backoff_seconds=0,
                        min_interval_seconds=0, attempts=2)
     async with serving(make_domain(corpus=corpus)) as env:
-        session = (await env.reset("hotpotqa/0")).session_id
+        episode = await env.start("hotpotqa/0")
         with pytest.raises(grpc.aio.AioRpcError) as error:
-            await env.step(session, "Search[Milhouse]")
+            await episode.step("Search[Milhouse]")
     assert error.value.code() == grpc.StatusCode.UNAVAILABLE
     assert "offline corpus" in error.value.details()
 

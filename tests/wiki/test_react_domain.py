@@ -1,5 +1,5 @@
 """The ReAct environment through a real gRPC server: observation formats, lookup
-cursors across Snapshot/Restore, malformed actions, both reward modes, Score."""
+cursors across snapshots and branches, malformed actions, both reward modes, Score."""
 
 from __future__ import annotations
 
@@ -11,10 +11,6 @@ from env_servers.wiki.domain import HotpotQADomain
 from tests.env.helpers import serving
 
 TASK = "hotpotqa/0"   # Were Scott Derrickson and Ed Wood of the same nationality? -> yes
-
-
-async def score(env, session_id):
-    return await env.stub.Score(environment_pb2.ScoreRequest(session_id=session_id))
 
 
 async def test_describe_reports_the_mode_corpus_splits_and_pack(make_domain):
@@ -33,72 +29,70 @@ async def test_describe_reports_the_mode_corpus_splits_and_pack(make_domain):
 
 async def test_search_lookup_and_cursor_formats(make_domain):
     async with serving(make_domain()) as env:
-        reset = await env.reset(TASK)
-        assert reset.observation == "Were Scott Derrickson and Ed Wood of the same nationality?"
-        session = reset.session_id
-        found = await env.step(session, "Thought 1: Start with him.\nAction 1: Search[scott derrickson]")
+        episode = await env.start(TASK)
+        assert episode.reset.observation == (
+            "Were Scott Derrickson and Ed Wood of the same nationality?")
+        found = await episode.step("Thought 1: Start with him.\nAction 1: Search[scott derrickson]")
         assert found.observation.startswith("Scott Derrickson (born July 16, 1966) is an American")
         assert found.info["page"] == "Scott Derrickson" and not found.invalid_action
-        first = await env.step(session, "Lookup[he]")
-        second = await env.step(session, "Lookup[he]")
-        third = await env.step(session, "Lookup[he]")
+        first = await episode.step("Lookup[he]")
+        second = await episode.step("Lookup[he]")
+        third = await episode.step("Lookup[he]")
         assert first.observation == "(Result 1 / 2) He lives in Los Angeles, California."
         assert second.observation.startswith("(Result 2 / 2) He is best known for directing")
         assert third.observation == "No more results."
         # a new keyword restarts the cursor
-        other = await env.step(session, "Lookup[Los Angeles]")
+        other = await episode.step("Lookup[Los Angeles]")
         assert other.observation == "(Result 1 / 1) He lives in Los Angeles, California."
-        miss = await env.step(session, "Search[Corliss Archer]")
+        miss = await episode.step("Search[Corliss Archer]")
         assert miss.observation.startswith("Could not find [Corliss Archer]. Similar: ['")
         assert "'Meet Corliss Archer'" in miss.observation and miss.observation.endswith("].")
         assert miss.steps == 6 and miss.reward == 0 and not miss.terminated
 
 
-async def test_a_fork_continues_on_its_parents_page_and_cursor(make_domain):
+async def test_a_branch_continues_on_its_parents_page_and_cursor(make_domain):
     async with serving(make_domain()) as env:
-        session = (await env.reset(TASK)).session_id
-        await env.step(session, "Search[Scott Derrickson]")
-        await env.step(session, "Lookup[he]")                     # cursor now at result 2
-        blob = await env.snapshot(session)
-        assert len(blob) < 1024, "the snapshot carries the title and cursor, not the page"
-        restored = await env.restore(blob)
-        assert restored.observation == "(Result 1 / 2) He lives in Los Angeles, California."
-        fork_a, fork_b = restored.session_id, (await env.restore(blob)).session_id
-        from_a = await env.step(fork_a, "Lookup[he]")
-        # a sibling's search must not move another fork's page (the official code's bug)
-        await env.step(fork_b, "Search[Ed Wood]")
-        from_source = await env.step(session, "Lookup[he]")
+        episode = await env.start(TASK)
+        await episode.step("Search[Scott Derrickson]")
+        await episode.step("Lookup[he]")                          # cursor now at result 2
+        assert len(episode.snapshot.blob) < 1024, (
+            "the snapshot carries the title and cursor, not the page")
+        fork_a, fork_b = episode.fork(), episode.fork()
+        from_a = await fork_a.step("Lookup[he]")
+        # a sibling's search must not move another branch's page (the official code's bug)
+        await fork_b.step("Search[Ed Wood]")
+        from_source = await episode.step("Lookup[he]")
         assert from_a.observation.startswith("(Result 2 / 2) He is best known")
         assert from_source.observation == from_a.observation
-        after_b = await env.step(fork_b, "Lookup[he]")
+        after_b = await fork_b.step("Lookup[he]")
         assert "Scott" not in after_b.observation
 
 
 async def test_malformed_actions_are_invalid_and_change_nothing(make_domain):
     async with serving(make_domain()) as env:
-        session = (await env.reset(TASK)).session_id
-        no_page = await env.step(session, "Lookup[American]")
+        episode = await env.start(TASK)
+        no_page = await episode.step("Lookup[American]")
         assert no_page.invalid_action and "Search[entity] first" in no_page.observation
         for text in ("I think they are both American.", "Search[]", "Action 1: Think[hmm]"):
-            reply = await env.step(session, text)
+            reply = await episode.step(text)
             assert reply.invalid_action and not reply.terminated and reply.reward == 0
             assert reply.observation.startswith("Invalid action: ")
             assert "Search[entity], Lookup[keyword] or Finish[answer]" in reply.observation
-        assert (await env.step(session, "Finish[yes]")).terminated
+        assert (await episode.step("Finish[yes]")).terminated
         with pytest.raises(grpc.aio.AioRpcError) as over:
-            await env.step(session, "Search[Ed Wood]")
+            await episode.step("Search[Ed Wood]")
         assert over.value.code() == grpc.StatusCode.FAILED_PRECONDITION
 
 
 async def test_honest_mode_never_rewards_and_score_reports_em_f1(make_domain):
     async with serving(make_domain(reward_mode="honest")) as env:
-        session = (await env.reset("hotpotqa/1")).session_id  # gold: Chief of Protocol
-        at_reset = await score(env, session)
+        episode = await env.start("hotpotqa/1")  # gold: Chief of Protocol
+        at_reset = await episode.score()
         assert not at_reset.success and at_reset.metrics["em"] == 0
-        finish = await env.step(session, "Finish[the Chief of Protocol]")
+        finish = await episode.step("Finish[the Chief of Protocol]")
         assert (finish.reward, finish.observation) == (0.0, "Episode finished.")
         assert "em" not in finish.info, "honest steps reveal nothing about the gold answer"
-        result = await score(env, session)
+        result = await episode.score()
     assert (result.score, result.success) == (1.0, True)
     assert dict(result.metrics) == {"em": 1.0, "f1": 1.0, "precision": 1.0, "recall": 1.0}
 
@@ -107,13 +101,13 @@ async def test_oracle_mode_rewards_exact_matches_only(make_domain):
     async with serving(make_domain(reward_mode="oracle")) as env:
         describe = await env.stub.Describe(environment_pb2.DescribeRequest())
         assert describe.reward_mode == environment_pb2.REWARD_MODE_ORACLE
-        right = (await env.reset("hotpotqa/1")).session_id
-        wrong = (await env.reset("hotpotqa/1")).session_id
-        good = await env.step(right, "Action 1: Finish[chief of protocol]")
-        bad = await env.step(wrong, "Finish[Protocol]")
+        right = await env.start("hotpotqa/1")
+        wrong = await env.start("hotpotqa/1")
+        good = await right.step("Action 1: Finish[chief of protocol]")
+        bad = await wrong.step("Finish[Protocol]")
         assert (good.reward, good.observation) == (1.0, "Episode finished, reward = 1")
         assert (bad.reward, bad.observation) == (0.0, "Episode finished, reward = 0")
-        partial = await score(env, wrong)
+        partial = await wrong.score()
     assert not partial.success and partial.metrics["em"] == 0
     assert partial.metrics["f1"] == pytest.approx(0.5)
     assert "gold 'Chief of Protocol'" in partial.details
@@ -131,7 +125,7 @@ async def test_unknown_and_inline_tasks(make_domain, tmp_path):
                                    "answer": "Scott Derrickson"})
         reset = await env.stub.Reset(inline)
         assert reset.task_id == "inline" and reset.observation == "Who directed Sinister?"
-        done = await env.step(reset.session_id, "Finish[Scott Derrickson]")
+        done = await env.step_one(reset.snapshot, "Finish[Scott Derrickson]")
         assert done.reward == 1.0
         bad = environment_pb2.ResetRequest()
         bad.inline_task.update({"prompt": "?"})

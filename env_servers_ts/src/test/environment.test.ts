@@ -4,7 +4,6 @@ import { BlobCodec, Episode } from "../blobs";
 import { EnvError } from "../errors";
 import { PuzzleState, advance, isPuzzleState, score, startState } from "../environment";
 import { page } from "../paging";
-import { SessionStore } from "../sessions";
 import { fromStruct } from "../structs";
 import { findTask, tasksOf } from "../tasks";
 import { status } from "@grpc/grpc-js";
@@ -89,20 +88,6 @@ test("inline tasks refuse NaN, bad boards and unsolvable boards", () => {
                status.INVALID_ARGUMENT);
   assert.equal(code(() => startState({ inline: { board: "1 2 3 4 5 6 7 8 _" } })),
                status.INVALID_ARGUMENT, "an already solved board is no task");
-});
-
-test("sessions expire, cap and close once", () => {
-  let now = 0;
-  const store = new SessionStore<number>(2, 5, () => now);
-  const a = store.open({ state: 1, steps: 0, terminated: false });
-  store.open({ state: 2, steps: 0, terminated: false });
-  assert.equal(code(() => store.open({ state: 3, steps: 0, terminated: false })),
-               status.RESOURCE_EXHAUSTED);
-  now = 6;
-  assert.equal(code(() => store.get(a)), status.NOT_FOUND);
-  const b = store.open({ state: 3, steps: 0, terminated: false });
-  store.close(b);
-  assert.equal(code(() => store.close(b)), status.NOT_FOUND);
 });
 
 test("page tokens cover every id once and refuse forgeries", () => {

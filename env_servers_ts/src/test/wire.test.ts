@@ -2,13 +2,13 @@ import assert from "node:assert/strict";
 import { test } from "node:test";
 import * as path from "node:path";
 import * as protoLoader from "@grpc/proto-loader";
-import { tolerantDefinition } from "../service";
+import { SERVICE, tolerantDefinition } from "../service";
 
 const pkg = protoLoader.loadSync("lats_pb/environment.proto", {
   includeDirs: [path.join(__dirname, "..", "..", "..", "protos")], keepCase: true, longs: String,
   enums: String, defaults: true, oneofs: true,
 });
-const methods = tolerantDefinition(pkg["lats.v1.Environment"] as protoLoader.ServiceDefinition, pkg);
+const methods = tolerantDefinition(pkg[SERVICE] as protoLoader.ServiceDefinition, pkg);
 
 /** The refusal a request's bytes decode to, or "ok". */
 function decoded(method: string, bytes: Buffer): string {
@@ -28,14 +28,20 @@ test("bytes protobufjs alone would accept are refused on every method", () => {
 });
 
 test("nested messages, map entries and strings are checked too; good requests pass", () => {
-  const start = methods.Start;
-  const good = start.requestSerialize({ seed: 3, options: { a: "b" },
+  const reset = methods.Reset;
+  const good = reset.requestSerialize({ seed: 3, options: { a: "b" },
     inline_task: { fields: { board: { listValue: { values: [{ numberValue: 1 }, { stringValue: "é" }] } } } } });
-  assert.equal(decoded("Start", good), "ok");
+  assert.equal(decoded("Reset", good), "ok");
   const truncatedStruct = Buffer.concat([good, Buffer.from([0x12, 0x03, 0x0a, 0x05, 0x61])]);
-  assert.match(decoded("Start", truncatedStruct), /runs past the end/);
+  assert.match(decoded("Reset", truncatedStruct), /runs past the end/);
   const badOptionKey = Buffer.concat([good, Buffer.from([0x22, 0x04, 0x0a, 0x02, 0xc3, 0x28])]);
-  assert.match(decoded("Start", badOptionKey), /not valid UTF-8/);
+  assert.match(decoded("Reset", badOptionKey), /not valid UTF-8/);
+  // A replay inside a snapshot inside a Step: nested three deep, and still checked.
+  const step = methods.Step.requestSerialize({ actions: ["slide 8 left"],
+    snapshot: { replay: { reset: { task_id: "sliding/test-000" }, actions: ["slide 2 left"] } } });
+  assert.equal(decoded("Step", step), "ok");
+  const badReplayAction = Buffer.from([0x0a, 0x06, 0x12, 0x04, 0x12, 0x02, 0xc3, 0x28]);
+  assert.match(decoded("Step", badReplayAction), /not valid UTF-8/);
 });
 
 test("cut messages never end in half a surrogate pair", async () => {

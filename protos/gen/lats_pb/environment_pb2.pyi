@@ -24,7 +24,7 @@ class DescribeRequest(_message.Message):
     def __init__(self) -> None: ...
 
 class DescribeResponse(_message.Message):
-    __slots__ = ("name", "version", "description", "capabilities", "action_grammar", "reward_range", "limits", "prompt_pack", "splits", "reward_mode", "facts")
+    __slots__ = ("name", "version", "description", "capabilities", "action_grammar", "reward_range", "limits", "prompt_pack", "splits", "facts", "reward_mode")
     NAME_FIELD_NUMBER: _ClassVar[int]
     VERSION_FIELD_NUMBER: _ClassVar[int]
     DESCRIPTION_FIELD_NUMBER: _ClassVar[int]
@@ -34,8 +34,8 @@ class DescribeResponse(_message.Message):
     LIMITS_FIELD_NUMBER: _ClassVar[int]
     PROMPT_PACK_FIELD_NUMBER: _ClassVar[int]
     SPLITS_FIELD_NUMBER: _ClassVar[int]
-    REWARD_MODE_FIELD_NUMBER: _ClassVar[int]
     FACTS_FIELD_NUMBER: _ClassVar[int]
+    REWARD_MODE_FIELD_NUMBER: _ClassVar[int]
     name: str
     version: str
     description: str
@@ -45,9 +45,9 @@ class DescribeResponse(_message.Message):
     limits: Limits
     prompt_pack: PromptPack
     splits: _containers.RepeatedScalarFieldContainer[str]
-    reward_mode: RewardMode
     facts: EnvironmentFacts
-    def __init__(self, name: _Optional[str] = ..., version: _Optional[str] = ..., description: _Optional[str] = ..., capabilities: _Optional[_Union[Capabilities, _Mapping]] = ..., action_grammar: _Optional[_Union[ActionGrammar, _Mapping]] = ..., reward_range: _Optional[_Union[RewardRange, _Mapping]] = ..., limits: _Optional[_Union[Limits, _Mapping]] = ..., prompt_pack: _Optional[_Union[PromptPack, _Mapping]] = ..., splits: _Optional[_Iterable[str]] = ..., reward_mode: _Optional[_Union[RewardMode, str]] = ..., facts: _Optional[_Union[EnvironmentFacts, _Mapping]] = ...) -> None: ...
+    reward_mode: RewardMode
+    def __init__(self, name: _Optional[str] = ..., version: _Optional[str] = ..., description: _Optional[str] = ..., capabilities: _Optional[_Union[Capabilities, _Mapping]] = ..., action_grammar: _Optional[_Union[ActionGrammar, _Mapping]] = ..., reward_range: _Optional[_Union[RewardRange, _Mapping]] = ..., limits: _Optional[_Union[Limits, _Mapping]] = ..., prompt_pack: _Optional[_Union[PromptPack, _Mapping]] = ..., splits: _Optional[_Iterable[str]] = ..., facts: _Optional[_Union[EnvironmentFacts, _Mapping]] = ..., reward_mode: _Optional[_Union[RewardMode, str]] = ...) -> None: ...
 
 class EnvironmentFacts(_message.Message):
     __slots__ = ("complete_answer_actions", "partial_credit_rewards", "answer_keys")
@@ -60,14 +60,12 @@ class EnvironmentFacts(_message.Message):
     def __init__(self, complete_answer_actions: _Optional[bool] = ..., partial_credit_rewards: _Optional[bool] = ..., answer_keys: _Optional[bool] = ...) -> None: ...
 
 class Capabilities(_message.Message):
-    __slots__ = ("snapshot", "inline_tasks", "score")
-    SNAPSHOT_FIELD_NUMBER: _ClassVar[int]
+    __slots__ = ("inline_tasks", "score")
     INLINE_TASKS_FIELD_NUMBER: _ClassVar[int]
     SCORE_FIELD_NUMBER: _ClassVar[int]
-    snapshot: bool
     inline_tasks: bool
     score: bool
-    def __init__(self, snapshot: _Optional[bool] = ..., inline_tasks: _Optional[bool] = ..., score: _Optional[bool] = ...) -> None: ...
+    def __init__(self, inline_tasks: _Optional[bool] = ..., score: _Optional[bool] = ...) -> None: ...
 
 class ActionGrammar(_message.Message):
     __slots__ = ("description", "examples", "pattern")
@@ -90,18 +88,14 @@ class RewardRange(_message.Message):
     def __init__(self, min: _Optional[float] = ..., max: _Optional[float] = ..., success_threshold: _Optional[float] = ...) -> None: ...
 
 class Limits(_message.Message):
-    __slots__ = ("max_steps", "max_action_bytes", "max_sessions", "session_ttl_seconds", "max_batch_actions")
+    __slots__ = ("max_steps", "max_action_bytes", "max_batch_actions")
     MAX_STEPS_FIELD_NUMBER: _ClassVar[int]
     MAX_ACTION_BYTES_FIELD_NUMBER: _ClassVar[int]
-    MAX_SESSIONS_FIELD_NUMBER: _ClassVar[int]
-    SESSION_TTL_SECONDS_FIELD_NUMBER: _ClassVar[int]
     MAX_BATCH_ACTIONS_FIELD_NUMBER: _ClassVar[int]
     max_steps: int
     max_action_bytes: int
-    max_sessions: int
-    session_ttl_seconds: int
     max_batch_actions: int
-    def __init__(self, max_steps: _Optional[int] = ..., max_action_bytes: _Optional[int] = ..., max_sessions: _Optional[int] = ..., session_ttl_seconds: _Optional[int] = ..., max_batch_actions: _Optional[int] = ...) -> None: ...
+    def __init__(self, max_steps: _Optional[int] = ..., max_action_bytes: _Optional[int] = ..., max_batch_actions: _Optional[int] = ...) -> None: ...
 
 class PromptPack(_message.Message):
     __slots__ = ("instructions", "examples", "act_template", "value_template", "reflect_template", "step_template", "reflection_template", "reflections_header", "value_examples", "act_stop", "value_stop", "value_pattern", "value_min", "value_max", "act_max_tokens", "value_max_tokens", "reflect_max_tokens", "action_prefix_pattern", "setup_template", "setup_option_key", "setup_max_tokens", "variables", "search_hints", "setup_stop", "reflect_stop", "paper_search_hints")
@@ -210,6 +204,22 @@ class ListTasksResponse(_message.Message):
     total: int
     def __init__(self, task_ids: _Optional[_Iterable[str]] = ..., next_page_token: _Optional[str] = ..., total: _Optional[int] = ...) -> None: ...
 
+class Snapshot(_message.Message):
+    __slots__ = ("blob", "replay")
+    BLOB_FIELD_NUMBER: _ClassVar[int]
+    REPLAY_FIELD_NUMBER: _ClassVar[int]
+    blob: bytes
+    replay: Replay
+    def __init__(self, blob: _Optional[bytes] = ..., replay: _Optional[_Union[Replay, _Mapping]] = ...) -> None: ...
+
+class Replay(_message.Message):
+    __slots__ = ("reset", "actions")
+    RESET_FIELD_NUMBER: _ClassVar[int]
+    ACTIONS_FIELD_NUMBER: _ClassVar[int]
+    reset: ResetRequest
+    actions: _containers.RepeatedScalarFieldContainer[str]
+    def __init__(self, reset: _Optional[_Union[ResetRequest, _Mapping]] = ..., actions: _Optional[_Iterable[str]] = ...) -> None: ...
+
 class ResetRequest(_message.Message):
     __slots__ = ("task_id", "inline_task", "seed", "options")
     class OptionsEntry(_message.Message):
@@ -230,27 +240,33 @@ class ResetRequest(_message.Message):
     def __init__(self, task_id: _Optional[str] = ..., inline_task: _Optional[_Union[_struct_pb2.Struct, _Mapping]] = ..., seed: _Optional[int] = ..., options: _Optional[_Mapping[str, str]] = ...) -> None: ...
 
 class ResetResponse(_message.Message):
-    __slots__ = ("session_id", "observation", "task_id", "info")
-    SESSION_ID_FIELD_NUMBER: _ClassVar[int]
+    __slots__ = ("observation", "task_id", "info", "snapshot")
     OBSERVATION_FIELD_NUMBER: _ClassVar[int]
     TASK_ID_FIELD_NUMBER: _ClassVar[int]
     INFO_FIELD_NUMBER: _ClassVar[int]
-    session_id: str
+    SNAPSHOT_FIELD_NUMBER: _ClassVar[int]
     observation: str
     task_id: str
     info: _struct_pb2.Struct
-    def __init__(self, session_id: _Optional[str] = ..., observation: _Optional[str] = ..., task_id: _Optional[str] = ..., info: _Optional[_Union[_struct_pb2.Struct, _Mapping]] = ...) -> None: ...
+    snapshot: Snapshot
+    def __init__(self, observation: _Optional[str] = ..., task_id: _Optional[str] = ..., info: _Optional[_Union[_struct_pb2.Struct, _Mapping]] = ..., snapshot: _Optional[_Union[Snapshot, _Mapping]] = ...) -> None: ...
 
 class StepRequest(_message.Message):
-    __slots__ = ("session_id", "action")
-    SESSION_ID_FIELD_NUMBER: _ClassVar[int]
-    ACTION_FIELD_NUMBER: _ClassVar[int]
-    session_id: str
-    action: str
-    def __init__(self, session_id: _Optional[str] = ..., action: _Optional[str] = ...) -> None: ...
+    __slots__ = ("snapshot", "actions")
+    SNAPSHOT_FIELD_NUMBER: _ClassVar[int]
+    ACTIONS_FIELD_NUMBER: _ClassVar[int]
+    snapshot: Snapshot
+    actions: _containers.RepeatedScalarFieldContainer[str]
+    def __init__(self, snapshot: _Optional[_Union[Snapshot, _Mapping]] = ..., actions: _Optional[_Iterable[str]] = ...) -> None: ...
 
 class StepResponse(_message.Message):
-    __slots__ = ("observation", "reward", "terminated", "truncated", "invalid_action", "info", "steps", "answer_key")
+    __slots__ = ("results",)
+    RESULTS_FIELD_NUMBER: _ClassVar[int]
+    results: _containers.RepeatedCompositeFieldContainer[StepResult]
+    def __init__(self, results: _Optional[_Iterable[_Union[StepResult, _Mapping]]] = ...) -> None: ...
+
+class StepResult(_message.Message):
+    __slots__ = ("observation", "reward", "terminated", "truncated", "invalid_action", "info", "steps", "answer_key", "snapshot")
     OBSERVATION_FIELD_NUMBER: _ClassVar[int]
     REWARD_FIELD_NUMBER: _ClassVar[int]
     TERMINATED_FIELD_NUMBER: _ClassVar[int]
@@ -259,6 +275,7 @@ class StepResponse(_message.Message):
     INFO_FIELD_NUMBER: _ClassVar[int]
     STEPS_FIELD_NUMBER: _ClassVar[int]
     ANSWER_KEY_FIELD_NUMBER: _ClassVar[int]
+    SNAPSHOT_FIELD_NUMBER: _ClassVar[int]
     observation: str
     reward: float
     terminated: bool
@@ -267,53 +284,14 @@ class StepResponse(_message.Message):
     info: _struct_pb2.Struct
     steps: int
     answer_key: str
-    def __init__(self, observation: _Optional[str] = ..., reward: _Optional[float] = ..., terminated: _Optional[bool] = ..., truncated: _Optional[bool] = ..., invalid_action: _Optional[bool] = ..., info: _Optional[_Union[_struct_pb2.Struct, _Mapping]] = ..., steps: _Optional[int] = ..., answer_key: _Optional[str] = ...) -> None: ...
-
-class SnapshotRequest(_message.Message):
-    __slots__ = ("session_id",)
-    SESSION_ID_FIELD_NUMBER: _ClassVar[int]
-    session_id: str
-    def __init__(self, session_id: _Optional[str] = ...) -> None: ...
-
-class SnapshotResponse(_message.Message):
-    __slots__ = ("blob",)
-    BLOB_FIELD_NUMBER: _ClassVar[int]
-    blob: bytes
-    def __init__(self, blob: _Optional[bytes] = ...) -> None: ...
-
-class RestoreRequest(_message.Message):
-    __slots__ = ("blob",)
-    BLOB_FIELD_NUMBER: _ClassVar[int]
-    blob: bytes
-    def __init__(self, blob: _Optional[bytes] = ...) -> None: ...
-
-class RestoreResponse(_message.Message):
-    __slots__ = ("session_id", "observation")
-    SESSION_ID_FIELD_NUMBER: _ClassVar[int]
-    OBSERVATION_FIELD_NUMBER: _ClassVar[int]
-    session_id: str
-    observation: str
-    def __init__(self, session_id: _Optional[str] = ..., observation: _Optional[str] = ...) -> None: ...
-
-class CloseRequest(_message.Message):
-    __slots__ = ("session_id",)
-    SESSION_ID_FIELD_NUMBER: _ClassVar[int]
-    session_id: str
-    def __init__(self, session_id: _Optional[str] = ...) -> None: ...
-
-class CloseResponse(_message.Message):
-    __slots__ = ()
-    def __init__(self) -> None: ...
+    snapshot: Snapshot
+    def __init__(self, observation: _Optional[str] = ..., reward: _Optional[float] = ..., terminated: _Optional[bool] = ..., truncated: _Optional[bool] = ..., invalid_action: _Optional[bool] = ..., info: _Optional[_Union[_struct_pb2.Struct, _Mapping]] = ..., steps: _Optional[int] = ..., answer_key: _Optional[str] = ..., snapshot: _Optional[_Union[Snapshot, _Mapping]] = ...) -> None: ...
 
 class ScoreRequest(_message.Message):
-    __slots__ = ("session_id", "blob", "replay")
-    SESSION_ID_FIELD_NUMBER: _ClassVar[int]
-    BLOB_FIELD_NUMBER: _ClassVar[int]
-    REPLAY_FIELD_NUMBER: _ClassVar[int]
-    session_id: str
-    blob: bytes
-    replay: Replay
-    def __init__(self, session_id: _Optional[str] = ..., blob: _Optional[bytes] = ..., replay: _Optional[_Union[Replay, _Mapping]] = ...) -> None: ...
+    __slots__ = ("snapshot",)
+    SNAPSHOT_FIELD_NUMBER: _ClassVar[int]
+    snapshot: Snapshot
+    def __init__(self, snapshot: _Optional[_Union[Snapshot, _Mapping]] = ...) -> None: ...
 
 class ScoreResponse(_message.Message):
     __slots__ = ("score", "success", "metrics", "details")
@@ -333,66 +311,3 @@ class ScoreResponse(_message.Message):
     metrics: _containers.ScalarMap[str, float]
     details: str
     def __init__(self, score: _Optional[float] = ..., success: _Optional[bool] = ..., metrics: _Optional[_Mapping[str, float]] = ..., details: _Optional[str] = ...) -> None: ...
-
-class StartRequest(_message.Message):
-    __slots__ = ("task_id", "inline_task", "seed", "options")
-    class OptionsEntry(_message.Message):
-        __slots__ = ("key", "value")
-        KEY_FIELD_NUMBER: _ClassVar[int]
-        VALUE_FIELD_NUMBER: _ClassVar[int]
-        key: str
-        value: str
-        def __init__(self, key: _Optional[str] = ..., value: _Optional[str] = ...) -> None: ...
-    TASK_ID_FIELD_NUMBER: _ClassVar[int]
-    INLINE_TASK_FIELD_NUMBER: _ClassVar[int]
-    SEED_FIELD_NUMBER: _ClassVar[int]
-    OPTIONS_FIELD_NUMBER: _ClassVar[int]
-    task_id: str
-    inline_task: _struct_pb2.Struct
-    seed: int
-    options: _containers.ScalarMap[str, str]
-    def __init__(self, task_id: _Optional[str] = ..., inline_task: _Optional[_Union[_struct_pb2.Struct, _Mapping]] = ..., seed: _Optional[int] = ..., options: _Optional[_Mapping[str, str]] = ...) -> None: ...
-
-class StartResponse(_message.Message):
-    __slots__ = ("observation", "task_id", "info", "blob")
-    OBSERVATION_FIELD_NUMBER: _ClassVar[int]
-    TASK_ID_FIELD_NUMBER: _ClassVar[int]
-    INFO_FIELD_NUMBER: _ClassVar[int]
-    BLOB_FIELD_NUMBER: _ClassVar[int]
-    observation: str
-    task_id: str
-    info: _struct_pb2.Struct
-    blob: bytes
-    def __init__(self, observation: _Optional[str] = ..., task_id: _Optional[str] = ..., info: _Optional[_Union[_struct_pb2.Struct, _Mapping]] = ..., blob: _Optional[bytes] = ...) -> None: ...
-
-class Replay(_message.Message):
-    __slots__ = ("start", "actions")
-    START_FIELD_NUMBER: _ClassVar[int]
-    ACTIONS_FIELD_NUMBER: _ClassVar[int]
-    start: StartRequest
-    actions: _containers.RepeatedScalarFieldContainer[str]
-    def __init__(self, start: _Optional[_Union[StartRequest, _Mapping]] = ..., actions: _Optional[_Iterable[str]] = ...) -> None: ...
-
-class TransitionRequest(_message.Message):
-    __slots__ = ("blob", "replay", "actions")
-    BLOB_FIELD_NUMBER: _ClassVar[int]
-    REPLAY_FIELD_NUMBER: _ClassVar[int]
-    ACTIONS_FIELD_NUMBER: _ClassVar[int]
-    blob: bytes
-    replay: Replay
-    actions: _containers.RepeatedScalarFieldContainer[str]
-    def __init__(self, blob: _Optional[bytes] = ..., replay: _Optional[_Union[Replay, _Mapping]] = ..., actions: _Optional[_Iterable[str]] = ...) -> None: ...
-
-class TransitionResult(_message.Message):
-    __slots__ = ("step", "blob")
-    STEP_FIELD_NUMBER: _ClassVar[int]
-    BLOB_FIELD_NUMBER: _ClassVar[int]
-    step: StepResponse
-    blob: bytes
-    def __init__(self, step: _Optional[_Union[StepResponse, _Mapping]] = ..., blob: _Optional[bytes] = ...) -> None: ...
-
-class TransitionResponse(_message.Message):
-    __slots__ = ("results",)
-    RESULTS_FIELD_NUMBER: _ClassVar[int]
-    results: _containers.RepeatedCompositeFieldContainer[TransitionResult]
-    def __init__(self, results: _Optional[_Iterable[_Union[TransitionResult, _Mapping]]] = ...) -> None: ...

@@ -35,54 +35,29 @@ class EnvironmentStub:
             channel: A grpc.Channel.
         """
         self.Describe = channel.unary_unary(
-                '/lats.v1.Environment/Describe',
+                '/lats.environment.v2.Environment/Describe',
                 request_serializer=lats__pb_dot_environment__pb2.DescribeRequest.SerializeToString,
                 response_deserializer=lats__pb_dot_environment__pb2.DescribeResponse.FromString,
                 _registered_method=True)
         self.ListTasks = channel.unary_unary(
-                '/lats.v1.Environment/ListTasks',
+                '/lats.environment.v2.Environment/ListTasks',
                 request_serializer=lats__pb_dot_environment__pb2.ListTasksRequest.SerializeToString,
                 response_deserializer=lats__pb_dot_environment__pb2.ListTasksResponse.FromString,
                 _registered_method=True)
         self.Reset = channel.unary_unary(
-                '/lats.v1.Environment/Reset',
+                '/lats.environment.v2.Environment/Reset',
                 request_serializer=lats__pb_dot_environment__pb2.ResetRequest.SerializeToString,
                 response_deserializer=lats__pb_dot_environment__pb2.ResetResponse.FromString,
                 _registered_method=True)
         self.Step = channel.unary_unary(
-                '/lats.v1.Environment/Step',
+                '/lats.environment.v2.Environment/Step',
                 request_serializer=lats__pb_dot_environment__pb2.StepRequest.SerializeToString,
                 response_deserializer=lats__pb_dot_environment__pb2.StepResponse.FromString,
                 _registered_method=True)
-        self.Snapshot = channel.unary_unary(
-                '/lats.v1.Environment/Snapshot',
-                request_serializer=lats__pb_dot_environment__pb2.SnapshotRequest.SerializeToString,
-                response_deserializer=lats__pb_dot_environment__pb2.SnapshotResponse.FromString,
-                _registered_method=True)
-        self.Restore = channel.unary_unary(
-                '/lats.v1.Environment/Restore',
-                request_serializer=lats__pb_dot_environment__pb2.RestoreRequest.SerializeToString,
-                response_deserializer=lats__pb_dot_environment__pb2.RestoreResponse.FromString,
-                _registered_method=True)
-        self.Close = channel.unary_unary(
-                '/lats.v1.Environment/Close',
-                request_serializer=lats__pb_dot_environment__pb2.CloseRequest.SerializeToString,
-                response_deserializer=lats__pb_dot_environment__pb2.CloseResponse.FromString,
-                _registered_method=True)
         self.Score = channel.unary_unary(
-                '/lats.v1.Environment/Score',
+                '/lats.environment.v2.Environment/Score',
                 request_serializer=lats__pb_dot_environment__pb2.ScoreRequest.SerializeToString,
                 response_deserializer=lats__pb_dot_environment__pb2.ScoreResponse.FromString,
-                _registered_method=True)
-        self.Start = channel.unary_unary(
-                '/lats.v1.Environment/Start',
-                request_serializer=lats__pb_dot_environment__pb2.StartRequest.SerializeToString,
-                response_deserializer=lats__pb_dot_environment__pb2.StartResponse.FromString,
-                _registered_method=True)
-        self.Transition = channel.unary_unary(
-                '/lats.v1.Environment/Transition',
-                request_serializer=lats__pb_dot_environment__pb2.TransitionRequest.SerializeToString,
-                response_deserializer=lats__pb_dot_environment__pb2.TransitionResponse.FromString,
                 _registered_method=True)
 
 
@@ -105,60 +80,26 @@ class EnvironmentServicer:
         raise NotImplementedError('Method not implemented!')
 
     def Reset(self, request, context):
-        """Starts a new session on a task and returns its first observation.
+        """Starts an episode: the task's first observation and its first snapshot.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
     def Step(self, request, context):
-        """Applies one action (free text) to a session.
-        """
-        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
-        context.set_details('Method not implemented!')
-        raise NotImplementedError('Method not implemented!')
-
-    def Snapshot(self, request, context):
-        """Captures a session's full state as a signed, self-contained blob.
-        """
-        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
-        context.set_details('Method not implemented!')
-        raise NotImplementedError('Method not implemented!')
-
-    def Restore(self, request, context):
-        """Creates a NEW session in exactly the state of a blob (fork semantics: the
-        session the blob came from, if any, is untouched).
-        """
-        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
-        context.set_details('Method not implemented!')
-        raise NotImplementedError('Method not implemented!')
-
-    def Close(self, request, context):
-        """Ends a session and frees its resources. Closing twice is NOT_FOUND.
+        """Applies each action, on its own, to the SAME snapshot (the branches of one
+        expansion) and returns one result per action, in the order of the actions,
+        each with the snapshot of the state it leads to. The server may run them
+        concurrently.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
     def Score(self, request, context):
-        """Final scoring against hidden ground truth. Kept apart from Step's reward
-        so that hidden answers or tests never steer a search by accident.
-        """
-        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
-        context.set_details('Method not implemented!')
-        raise NotImplementedError('Method not implemented!')
-
-    def Start(self, request, context):
-        """Stateless: a task's first observation and its state; no session is created.
-        """
-        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
-        context.set_details('Method not implemented!')
-        raise NotImplementedError('Method not implemented!')
-
-    def Transition(self, request, context):
-        """Stateless: applies each action, independently, to the SAME state (the
-        branches of one expansion) and returns the results in the order of the
-        actions, each with its new state. The server may run them concurrently.
+        """Final scoring of the state a snapshot names, against hidden ground truth.
+        Kept apart from Step's reward so that hidden answers or tests never steer a
+        search by accident.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
@@ -187,41 +128,16 @@ def add_EnvironmentServicer_to_server(servicer, server):
                     request_deserializer=lats__pb_dot_environment__pb2.StepRequest.FromString,
                     response_serializer=lats__pb_dot_environment__pb2.StepResponse.SerializeToString,
             ),
-            'Snapshot': grpc.unary_unary_rpc_method_handler(
-                    servicer.Snapshot,
-                    request_deserializer=lats__pb_dot_environment__pb2.SnapshotRequest.FromString,
-                    response_serializer=lats__pb_dot_environment__pb2.SnapshotResponse.SerializeToString,
-            ),
-            'Restore': grpc.unary_unary_rpc_method_handler(
-                    servicer.Restore,
-                    request_deserializer=lats__pb_dot_environment__pb2.RestoreRequest.FromString,
-                    response_serializer=lats__pb_dot_environment__pb2.RestoreResponse.SerializeToString,
-            ),
-            'Close': grpc.unary_unary_rpc_method_handler(
-                    servicer.Close,
-                    request_deserializer=lats__pb_dot_environment__pb2.CloseRequest.FromString,
-                    response_serializer=lats__pb_dot_environment__pb2.CloseResponse.SerializeToString,
-            ),
             'Score': grpc.unary_unary_rpc_method_handler(
                     servicer.Score,
                     request_deserializer=lats__pb_dot_environment__pb2.ScoreRequest.FromString,
                     response_serializer=lats__pb_dot_environment__pb2.ScoreResponse.SerializeToString,
             ),
-            'Start': grpc.unary_unary_rpc_method_handler(
-                    servicer.Start,
-                    request_deserializer=lats__pb_dot_environment__pb2.StartRequest.FromString,
-                    response_serializer=lats__pb_dot_environment__pb2.StartResponse.SerializeToString,
-            ),
-            'Transition': grpc.unary_unary_rpc_method_handler(
-                    servicer.Transition,
-                    request_deserializer=lats__pb_dot_environment__pb2.TransitionRequest.FromString,
-                    response_serializer=lats__pb_dot_environment__pb2.TransitionResponse.SerializeToString,
-            ),
     }
     generic_handler = grpc.method_handlers_generic_handler(
-            'lats.v1.Environment', rpc_method_handlers)
+            'lats.environment.v2.Environment', rpc_method_handlers)
     server.add_generic_rpc_handlers((generic_handler,))
-    server.add_registered_method_handlers('lats.v1.Environment', rpc_method_handlers)
+    server.add_registered_method_handlers('lats.environment.v2.Environment', rpc_method_handlers)
 
 
  # This class is part of an EXPERIMENTAL API.
@@ -242,7 +158,7 @@ class Environment:
         return grpc.experimental.unary_unary(
             request,
             target,
-            '/lats.v1.Environment/Describe',
+            '/lats.environment.v2.Environment/Describe',
             lats__pb_dot_environment__pb2.DescribeRequest.SerializeToString,
             lats__pb_dot_environment__pb2.DescribeResponse.FromString,
             options,
@@ -269,7 +185,7 @@ class Environment:
         return grpc.experimental.unary_unary(
             request,
             target,
-            '/lats.v1.Environment/ListTasks',
+            '/lats.environment.v2.Environment/ListTasks',
             lats__pb_dot_environment__pb2.ListTasksRequest.SerializeToString,
             lats__pb_dot_environment__pb2.ListTasksResponse.FromString,
             options,
@@ -296,7 +212,7 @@ class Environment:
         return grpc.experimental.unary_unary(
             request,
             target,
-            '/lats.v1.Environment/Reset',
+            '/lats.environment.v2.Environment/Reset',
             lats__pb_dot_environment__pb2.ResetRequest.SerializeToString,
             lats__pb_dot_environment__pb2.ResetResponse.FromString,
             options,
@@ -323,90 +239,9 @@ class Environment:
         return grpc.experimental.unary_unary(
             request,
             target,
-            '/lats.v1.Environment/Step',
+            '/lats.environment.v2.Environment/Step',
             lats__pb_dot_environment__pb2.StepRequest.SerializeToString,
             lats__pb_dot_environment__pb2.StepResponse.FromString,
-            options,
-            channel_credentials,
-            insecure,
-            call_credentials,
-            compression,
-            wait_for_ready,
-            timeout,
-            metadata,
-            _registered_method=True)
-
-    @staticmethod
-    def Snapshot(request,
-            target,
-            options=(),
-            channel_credentials=None,
-            call_credentials=None,
-            insecure=False,
-            compression=None,
-            wait_for_ready=None,
-            timeout=None,
-            metadata=None):
-        return grpc.experimental.unary_unary(
-            request,
-            target,
-            '/lats.v1.Environment/Snapshot',
-            lats__pb_dot_environment__pb2.SnapshotRequest.SerializeToString,
-            lats__pb_dot_environment__pb2.SnapshotResponse.FromString,
-            options,
-            channel_credentials,
-            insecure,
-            call_credentials,
-            compression,
-            wait_for_ready,
-            timeout,
-            metadata,
-            _registered_method=True)
-
-    @staticmethod
-    def Restore(request,
-            target,
-            options=(),
-            channel_credentials=None,
-            call_credentials=None,
-            insecure=False,
-            compression=None,
-            wait_for_ready=None,
-            timeout=None,
-            metadata=None):
-        return grpc.experimental.unary_unary(
-            request,
-            target,
-            '/lats.v1.Environment/Restore',
-            lats__pb_dot_environment__pb2.RestoreRequest.SerializeToString,
-            lats__pb_dot_environment__pb2.RestoreResponse.FromString,
-            options,
-            channel_credentials,
-            insecure,
-            call_credentials,
-            compression,
-            wait_for_ready,
-            timeout,
-            metadata,
-            _registered_method=True)
-
-    @staticmethod
-    def Close(request,
-            target,
-            options=(),
-            channel_credentials=None,
-            call_credentials=None,
-            insecure=False,
-            compression=None,
-            wait_for_ready=None,
-            timeout=None,
-            metadata=None):
-        return grpc.experimental.unary_unary(
-            request,
-            target,
-            '/lats.v1.Environment/Close',
-            lats__pb_dot_environment__pb2.CloseRequest.SerializeToString,
-            lats__pb_dot_environment__pb2.CloseResponse.FromString,
             options,
             channel_credentials,
             insecure,
@@ -431,63 +266,9 @@ class Environment:
         return grpc.experimental.unary_unary(
             request,
             target,
-            '/lats.v1.Environment/Score',
+            '/lats.environment.v2.Environment/Score',
             lats__pb_dot_environment__pb2.ScoreRequest.SerializeToString,
             lats__pb_dot_environment__pb2.ScoreResponse.FromString,
-            options,
-            channel_credentials,
-            insecure,
-            call_credentials,
-            compression,
-            wait_for_ready,
-            timeout,
-            metadata,
-            _registered_method=True)
-
-    @staticmethod
-    def Start(request,
-            target,
-            options=(),
-            channel_credentials=None,
-            call_credentials=None,
-            insecure=False,
-            compression=None,
-            wait_for_ready=None,
-            timeout=None,
-            metadata=None):
-        return grpc.experimental.unary_unary(
-            request,
-            target,
-            '/lats.v1.Environment/Start',
-            lats__pb_dot_environment__pb2.StartRequest.SerializeToString,
-            lats__pb_dot_environment__pb2.StartResponse.FromString,
-            options,
-            channel_credentials,
-            insecure,
-            call_credentials,
-            compression,
-            wait_for_ready,
-            timeout,
-            metadata,
-            _registered_method=True)
-
-    @staticmethod
-    def Transition(request,
-            target,
-            options=(),
-            channel_credentials=None,
-            call_credentials=None,
-            insecure=False,
-            compression=None,
-            wait_for_ready=None,
-            timeout=None,
-            metadata=None):
-        return grpc.experimental.unary_unary(
-            request,
-            target,
-            '/lats.v1.Environment/Transition',
-            lats__pb_dot_environment__pb2.TransitionRequest.SerializeToString,
-            lats__pb_dot_environment__pb2.TransitionResponse.FromString,
             options,
             channel_credentials,
             insecure,
