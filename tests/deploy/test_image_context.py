@@ -1,16 +1,18 @@
 """What `lats deploy image` sends to the engine: the build context (the client
-package, a model file from the host's cache, readable by the services' user),
-and what it says when an offline build lacks the model."""
+package, a model file from the host's cache, readable by the services' user,
+the same project wheel for the same source), and what it says when an offline
+build lacks the model."""
 
 from __future__ import annotations
 
+import hashlib
 import tarfile
 
 import pytest
 from click.testing import CliRunner
 
 from lats.cli import main
-from lats.deploy import images
+from lats.deploy import images, wheels
 from llm_gateway import model_store
 from tests.deploy.compose import ROOT
 
@@ -49,3 +51,12 @@ def test_models_bring_the_local_extra_and_unknown_ones_are_refused():
     assert images.with_local_extra("local,plot") == "local,plot"
     result = CliRunner().invoke(main, ["deploy", "image", "--offline", "--models", "nope"])
     assert result.exit_code == 2 and "unknown embedded model 'nope'" in result.output
+
+
+def test_the_same_source_gives_the_same_project_wheel(tmp_path):
+    """So an unchanged tree rebuilds its image from cache, layer for layer."""
+    digests = []
+    for attempt in ("first", "second"):
+        wheel = wheels.build_project_wheel(ROOT, tmp_path / attempt)
+        digests.append(hashlib.sha256(wheel.read_bytes()).hexdigest())
+    assert digests[0] == digests[1]
