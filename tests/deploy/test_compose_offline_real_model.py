@@ -61,6 +61,15 @@ def for_this_run(commands: str, tags: dict[str, str]) -> str:
     return commands
 
 
+def phases(trace: str, total: float) -> list[str]:
+    """Seconds each top-level command took, from bash's `+ [Ns] command` trace."""
+    starts = [(int(match[1]), match[2]) for match in
+              re.finditer(r"^\+ \[(\d+)s\] (.*)$", trace, re.M)]
+    ends = [start for start, _ in starts[1:]] + [round(total)]
+    return [f"{end - start:5d}s  {command[:100]}"
+            for (start, command), end in zip(starts, ends) if not command.startswith("export")]
+
+
 def _cli_plugins(folder: Path) -> Path:
     """A DOCKER_CONFIG whose cli-plugins hold Compose v2, as the README says."""
     plugins = folder / "cli-plugins"
@@ -86,12 +95,15 @@ def test_the_readme_offline_commands_run_the_stack_with_the_real_model(deploy_en
            "DOCKER_HOST": deploy_engine, "DOCKER_CONFIG": str(_cli_plugins(tmp_path / "docker")),
            "COMPOSE_PROJECT_NAME": project, "LATS_OUT": str(out),
            "LATS_HEALTH_INTERVAL": "3s"}
-    script = "set -euo pipefail\n" + for_this_run(commands, tags)
+    # bash traces each command with the seconds since the start: the phases' figures.
+    script = ("set -euo pipefail\nPS4='+ [${SECONDS}s] '\nset -x\n"
+              + for_this_run(commands, tags))
     started = time.monotonic()
     try:
         done = subprocess.run(["bash", "-c", script], cwd=ROOT, env=env, capture_output=True,
                               text=True, timeout=2100)
         seconds = time.monotonic() - started
+        print("\n" + "\n".join(phases(done.stderr, seconds)))
         assert done.returncode == 0, (f"the README's offline commands failed "
                                       f"({done.returncode}):\n{done.stdout[-4000:]}\n"
                                       f"{done.stderr[-6000:]}")
