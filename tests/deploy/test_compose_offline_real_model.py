@@ -67,7 +67,8 @@ def phases(trace: str, total: float) -> list[str]:
               re.finditer(r"^\+ \[(\d+)s\] (.*)$", trace, re.M)]
     ends = [start for start, _ in starts[1:]] + [round(total)]
     return [f"{end - start:5d}s  {command[:100]}"
-            for (start, command), end in zip(starts, ends) if not command.startswith("export")]
+            for (start, command), end in zip(starts, ends)
+            if not re.match(r"(export )?[A-Z_]+=", command)]
 
 
 def _cli_plugins(folder: Path) -> Path:
@@ -111,6 +112,8 @@ def test_the_readme_offline_commands_run_the_stack_with_the_real_model(deploy_en
         assert "== SOLVED" in done.stdout, done.stdout[-4000:]
         assert "verified by the environment: score 1" in done.stdout
         assert f"model local:{TEST_MODEL}" in done.stdout
+        print("\n".join(line for line in done.stdout.splitlines()
+                        if line.startswith("==") or "calls," in line))
 
         def run(*args, **kwargs):
             return compose(*args, env={"DOCKER_HOST": deploy_engine,
