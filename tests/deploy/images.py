@@ -82,19 +82,27 @@ class ImagePreparation:
 
     def untag(self) -> None:
         """Removes this session's tags (not their layers: the next build's cache)."""
-        if self.url is None:
-            return
-        import docker
+        if self.url is not None:
+            untag(self.url, (IMAGE, POSTGRES_IMAGE))
 
-        client = docker.DockerClient(base_url=self.url)
-        try:
-            for tag in (IMAGE, POSTGRES_IMAGE):
-                try:
-                    client.images.remove(tag, noprune=True)
-                except docker.errors.APIError:
-                    pass
-        finally:
-            client.close()
+
+def untag(engine: str, tags) -> None:
+    """Removes `tags` from the engine (not their layers: the next build's cache); an
+    engine that is gone (stopped by whoever started it) has nothing left to remove."""
+    import docker
+
+    try:
+        client = docker.DockerClient(base_url=engine)
+    except docker.errors.DockerException:
+        return
+    try:
+        for tag in tags:
+            try:
+                client.images.remove(tag, noprune=True)
+            except (docker.errors.DockerException, OSError):   # in use, gone, engine gone
+                pass
+    finally:
+        client.close()
 
 
 IMAGES = ImagePreparation()

@@ -23,10 +23,10 @@ import time
 import uuid
 from pathlib import Path
 
-import docker
 import pytest
 
 from tests.deploy.compose import ROOT, compose, compose_binary
+from tests.deploy.images import untag
 
 pytestmark = [pytest.mark.docker, pytest.mark.slow_model]
 DEFAULT_MODEL = "qwen2.5-coder-1.5b"
@@ -139,17 +139,4 @@ def test_the_readme_offline_commands_run_the_stack_with_the_real_model(deploy_en
         compose("down", "--volumes", "--remove-orphans", "--timeout", "5", check=False,
                 timeout=300, env={"DOCKER_HOST": deploy_engine, "COMPOSE_PROJECT_NAME": project,
                                   "LATS_OUT": str(out), **tags})
-        _untag(deploy_engine, tags.values())
-
-
-def _untag(engine: str, tags) -> None:
-    """Removes this run's tags; their layers stay as the next build's cache."""
-    client = docker.DockerClient(base_url=engine)
-    try:
-        for tag in tags:
-            try:
-                client.images.remove(tag, noprune=True)
-            except docker.errors.APIError:
-                pass
-    finally:
-        client.close()
+        untag(deploy_engine, tags.values())
