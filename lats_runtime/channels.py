@@ -85,12 +85,26 @@ def channel_target(address: str) -> str:
     return "ipv4:" + ",".join(dict.fromkeys(f"{host}:{port}" for _, host, port in resolved))
 
 
-def open_channel(address: str, *, max_message_bytes: int = DEFAULT_MAX_MESSAGE_BYTES,
-                 options: list[tuple[str, object]] | None = None) -> grpc.aio.Channel:
-    """An asyncio channel to every replica behind `address`, balanced round-robin."""
-    return grpc.aio.insecure_channel(channel_target(address), options=[
+def channel_options(max_message_bytes: int = DEFAULT_MAX_MESSAGE_BYTES,
+                    options: list[tuple[str, object]] | None = None) -> list[tuple[str, object]]:
+    """The options every channel gets: round-robin balancing and message limits."""
+    return [
         ("grpc.service_config", ROUND_ROBIN),
         ("grpc.max_receive_message_length", max_message_bytes),
         ("grpc.max_send_message_length", max_message_bytes),
         *(options or []),
-    ])
+    ]
+
+
+def open_channel(address: str, *, max_message_bytes: int = DEFAULT_MAX_MESSAGE_BYTES,
+                 options: list[tuple[str, object]] | None = None) -> grpc.aio.Channel:
+    """An asyncio channel to every replica behind `address`, balanced round-robin."""
+    return grpc.aio.insecure_channel(channel_target(address),
+                                     options=channel_options(max_message_bytes, options))
+
+
+def open_blocking_channel(address: str, *, max_message_bytes: int = DEFAULT_MAX_MESSAGE_BYTES,
+                          options: list[tuple[str, object]] | None = None) -> grpc.Channel:
+    """A blocking (thread-based) channel, otherwise like `open_channel`."""
+    return grpc.insecure_channel(channel_target(address),
+                                 options=channel_options(max_message_bytes, options))

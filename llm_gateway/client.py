@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Iterable, Mapping
 
 import grpc
@@ -74,8 +75,16 @@ class GatewayClient:
         response = await self._client.unary("GetUsage", llm_pb2.GetUsageRequest(run_id=run_id))
         return response.usage
 
-    async def describe_backend(self) -> llm_pb2.DescribeBackendResponse:
-        return await self._client.unary("DescribeBackend", llm_pb2.DescribeBackendRequest())
+    async def describe_backend(self, *, within: float | None = None
+                               ) -> llm_pb2.DescribeBackendResponse:
+        """The backend's description and limits. `within` (seconds) bounds the
+        whole call, retries included: each attempt's deadline and the retry window
+        (default: the client's timeout and retry window)."""
+        if within is None:
+            return await self._client.unary("DescribeBackend", llm_pb2.DescribeBackendRequest())
+        policy = dataclasses.replace(self._client.policy, window_seconds=within)
+        return await self._client.unary("DescribeBackend", llm_pb2.DescribeBackendRequest(),
+                                        policy=policy, timeout=within)
 
     async def close(self) -> None:
         await self._client.aclose()

@@ -9,12 +9,10 @@ import sys
 from pathlib import Path
 
 import click
-import grpc
 from google.protobuf import json_format
 
-from lats_runtime.channels import open_channel
 from lats_runtime.serving import ServerOptions, ServiceSpec, serve_forever
-from lats_pb import llm_pb2, planner_pb2, planner_pb2_grpc
+from lats_pb import planner_pb2, planner_pb2_grpc
 
 from planner.event_printer import EventPrinter
 
@@ -62,6 +60,11 @@ def advertised_address(host: str, port: int, advertise: str | None) -> str:
               show_default=True, help="Deadline (s) of each model call.")
 @click.option("--deadline", default=60.0, type=float, envvar="LATS_DEADLINE", show_default=True,
               help="Server-side deadline (s) for unary calls.")
+@click.option("--gateway-check", default=5.0, type=click.FloatRange(min=0, min_open=True),
+              envvar="LATS_GATEWAY_CHECK", show_default=True,
+              help="Seconds a new search waits for a gateway to answer DescribeBackend; "
+                   "without an answer Solve fails at once (UNAVAILABLE, naming the gateway). "
+                   "Model calls during a search keep their own 30 s retry window.")
 @click.option("--advertise", default=None, envvar="LATS_ADVERTISE", show_envvar=True,
               help="host:port at which the run viewer reaches this replica to watch its "
                    "runs live (default: the listening host and port; on 0.0.0.0, this "
@@ -71,7 +74,7 @@ def advertised_address(host: str, port: int, advertise: str | None) -> str:
               help="Serve Prometheus metrics at http://HOST:PORT/metrics (0 = any free port; "
                    "unset = no metrics endpoint).")
 def serve_planner(host, port, gateway, db, heartbeat, lease, max_runs,
-                  env_timeout, model_timeout, deadline, advertise, metrics_port):
+                  env_timeout, model_timeout, deadline, gateway_check, advertise, metrics_port):
     """Run the planner service (LATS search over any environment server)."""
     from llm_gateway.client import GatewayClient
     from planner.runs import LeaseSettings, open_run_store
@@ -90,7 +93,8 @@ def serve_planner(host, port, gateway, db, heartbeat, lease, max_runs,
             raise click.ClickException(f"cannot open the run store {store.location}: "
                                        f"{' '.join(str(exc).split())}") from None
         client = GatewayClient(gateway, timeout=model_timeout)
-        settings = PlannerSettings(env_timeout, max_runs, lease_settings)
+        settings = PlannerSettings(env_timeout, max_runs, lease_settings,
+                                   gateway_check_seconds=gateway_check)
         servicer = PlannerServicer(client, store, settings)
 
         async def stopped() -> None:
@@ -115,24 +119,6 @@ def serve_planner(host, port, gateway, db, heartbeat, lease, max_runs,
             await store.close()
 
     asyncio.run(main())
-
-
-def _solve_request(env, task, run_id, method, n, k, depth, w, lam, temperature, seed, reflection,
-                   model, max_calls, max_tokens, parallel=1) -> planner_pb2.SolveRequest:
-    config = planner_pb2.SearchConfig(
-        method=method, n_samples=n or 0, iterations=k or 0, max_depth=depth or 0, temperature=temperature or 0.0,
-        seed=seed, model=model or "", parallel=parallel or 0)
-    if w is not None:
-        config.exploration_weight = w
-    if lam is not None:
-        config.value_weight = lam
-    if reflection is not None:
-        config.reflection = reflection
-    if max_calls or max_tokens:
-        config.budget.CopyFrom(llm_pb2.Budget(max_calls=max_calls or 0,
-                                              max_total_tokens=max_tokens or 0))
-    return planner_pb2.SolveRequest(env_address=env, task_id=task, config=config,
-                                    run_id=run_id or "")
 
 
 @click.command()
@@ -168,27 +154,27 @@ def solve(planner_address, env_address, task_id, run_id, fallback_env, method, n
           parallel, exploration_weight, value_weight, temperature, seed, reflection, model, max_calls,
           max_tokens, as_json, timeout):
     """Search one task and print the search as it grows."""
-    request = _solve_request(env_address, task_id, run_id, method, n_samples, iterations, max_depth,
-                             exploration_weight, value_weight, temperature, seed, reflection,
-                             model, max_calls, max_tokens, parallel)
-    request.config.fallback_env_address = fallback_env
+    from lats_client import LatsError, Planner
+    from lats_runtime.channels import AddressError
 
-    async def main() -> int:
-        printer = EventPrinter(sys.stdout)
-        async with open_channel(planner_address) as channel:
-            stub = planner_pb2_grpc.PlannerStub(channel)
-            status = planner_pb2.RUN_STATUS_ERROR
-            try:
-                async for event in stub.Solve(request, timeout=timeout):
-                    if as_json:
-                        click.echo(json.dumps(json_format.MessageToDict(event)))
-                    else:
-                        printer.print(event)
-                    if event.HasField("finished"):
-                        status = event.finished.status
-            except grpc.aio.AioRpcError as exc:
-                click.echo(f"error: {exc.code().name}: {exc.details()}", err=True)
-                return 2
-        return 0 if status != planner_pb2.RUN_STATUS_ERROR else 1
-
-    sys.exit(asyncio.run(main()))
+    settings = dict(method=method, n=n_samples, k=iterations, depth=max_depth,
+                    parallel=parallel, exploration_weight=exploration_weight,
+                    value_weight=value_weight, temperature=temperature, seed=seed,
+                    reflection=reflection, model=model, max_calls=max_calls,
+                    max_tokens=max_tokens, fallback_env_address=fallback_env or None)
+    printer = EventPrinter(sys.stdout)
+    try:
+        with Planner(planner_address) as planner:
+            search = planner.solve(env_address, task_id, run_id=run_id, timeout=timeout,
+                                   **settings)
+            for event in search:
+                if as_json:
+                    click.echo(json.dumps(json_format.MessageToDict(event.message)))
+                else:
+                    printer.print(event.message)
+    except AddressError as exc:
+        raise click.BadParameter(str(exc), param_hint="--planner") from None
+    except LatsError as exc:
+        click.echo(f"error: {exc}", err=True)
+        sys.exit(2)
+    sys.exit(0 if search.final.status != "error" else 1)

@@ -8,7 +8,7 @@ message naming the failed service if the search failed on an environment or
 gateway error). If the client cancels, the search stops.
 
 Replicas: runs live in a RunStore that every planner replica may share
-(planner.runs), so any replica answers GetRun for any run. Beside each run the
+(planner.runs), so any replica answers GetRun and ListRuns for any run. Beside each run the
 store keeps its expansion calls (prompts and completions, planner.transcripts)
 for `lats runs export --format trl`; they are written with the tree. This replica owns
 the runs it executes: a lease keeper renews their heartbeat and stores their
@@ -57,6 +57,7 @@ from planner.metrics import (SEARCH_NODES, SEARCH_SECONDS, SEARCHES, SEARCHES_IN
                              WATCHERS)
 from planner.model_client import GatewayModel, RunBudget
 from planner.request_checks import request_problem, sampling_problem
+from planner.run_listing import ListRunsProblem, list_page
 from planner.runs import LeaseSettings, RunStore
 from planner.runs.store import interrupted
 from planner.transcripts import CallLog
@@ -142,6 +143,7 @@ class PlannerSettings:
     owner: str = field(default_factory=replica_name)
     address: str = ""                        # where this planner answers WatchRun
     max_watchers: int = 256                  # WatchRun streams open at once
+    gateway_check_seconds: float = 5.0       # Solve: the gateway must answer within this
 
 
 @dataclass
@@ -271,6 +273,12 @@ class PlannerServicer(pb_grpc.PlannerServicer):
                                 f"no run {quoted(request.run_id)}; run ids come from Solve's events")
         return run
 
+    async def ListRuns(self, request: pb.ListRunsRequest, context) -> pb.ListRunsResponse:
+        try:
+            return await list_page(self._store, request)
+        except ListRunsProblem as exc:
+            await context.abort(grpc.StatusCode.INVALID_ARGUMENT, str(exc))
+
     async def WatchRun(self, request: pb.WatchRunRequest, context):
         if not request.run_id:
             await context.abort(grpc.StatusCode.INVALID_ARGUMENT, "run_id is required")
@@ -348,19 +356,32 @@ class PlannerServicer(pb_grpc.PlannerServicer):
             finally:
                 await env.aclose()
 
-    async def _gateway_max_samples(self) -> int:
-        """The gateway's published samples-per-call limit (0 if it states none or is unreachable;
-        an unreachable gateway then fails the run's first model call, with its own error)."""
+    async def _gateway_max_samples(self, context) -> int:
+        """The gateway's published samples-per-call limit (0 if it states none).
+
+        Fails fast: when no gateway answers DescribeBackend within
+        `gateway_check_seconds`, the Solve ends UNAVAILABLE naming the gateway and
+        its address, before a run starts that could make no model call. (The
+        model calls of a search keep the gateway client's longer retry window.)
+        """
+        seconds = self._settings.gateway_check_seconds
         try:
-            return (await self._gateway.describe_backend()).max_samples
-        except Exception as exc:  # noqa: BLE001 - the check is advisory
-            log.info("gateway limits unknown (%s); not checking sample counts up front", exc)
+            return (await self._gateway.describe_backend(within=seconds)).max_samples
+        except grpc.aio.AioRpcError as exc:
+            if exc.code() in (grpc.StatusCode.UNAVAILABLE, grpc.StatusCode.DEADLINE_EXCEEDED):
+                await context.abort(
+                    grpc.StatusCode.UNAVAILABLE,
+                    f"no LLM gateway answered within {seconds:g}s ({exc.details()}); start "
+                    "the gateway, or point the planner's --gateway at a running one")
+            log.info("gateway limits unknown (%s); not checking sample counts up front",
+                     exc.details())
             return 0
 
     def _connect(self, address: str) -> Environment:
         return connect_environment(address, timeout=self._settings.env_timeout)
 
     async def _solve(self, request, task: TaskRef, env: Environment, context):
+        max_samples = await self._gateway_max_samples(context)   # no gateway: fail fast
         try:
             description = await env.describe()
         except grpc.aio.AioRpcError as exc:
@@ -381,7 +402,7 @@ class PlannerServicer(pb_grpc.PlannerServicer):
                                 f"method {method.name} samples whole answers, but in "
                                 f"{description.name} an action is one step of an answer "
                                 "(facts.complete_answer_actions is false); use react_bok")
-        problem = sampling_problem(config, await self._gateway_max_samples())
+        problem = sampling_problem(config, max_samples)
         if problem:
             await context.abort(grpc.StatusCode.INVALID_ARGUMENT, problem)
 

@@ -6,7 +6,9 @@
  * (and answers the retired lats.v1.Environment with FAILED_PRECONDITION naming
  * this version), and on SIGTERM / SIGINT stops gracefully: health turns
  * NOT_SERVING, calls in flight finish (up to --grace seconds), then the process
- * exits 0.
+ * exits 0. With --exit-with-parent (or LATS_EXIT_WITH_PARENT=1) it stops the
+ * same way as soon as the process that started it is gone, however that process
+ * died, as the Python services started by `lats` do.
  */
 import * as grpc from "@grpc/grpc-js";
 import * as protoLoader from "@grpc/proto-loader";
@@ -20,8 +22,10 @@ import { PuzzleService, SERVICE, Settings, retiredVersion, tolerantDefinition } 
 
 const USAGE = `usage: node dist/main.js [--host 127.0.0.1] [--port 50061] [--snapshot-key KEY]
   [--max-steps 20] [--max-action-bytes 256] [--max-batch-actions 16] [--grace 10]
-  [--protos DIR]
-The snapshot key may also come from LATS_SNAPSHOT_KEY; replicas must share it.`;
+  [--protos DIR] [--exit-with-parent]
+The snapshot key may also come from LATS_SNAPSHOT_KEY; replicas must share it.
+--exit-with-parent: stop when the process that started this one exits.`;
+const PARENT_CHECK_MS = 500;
 
 function positive(name: string, text: string | undefined, fallback: number): number {
   if (text === undefined) return fallback;
@@ -45,7 +49,9 @@ function protosDir(given: string | undefined): string {
 function main(): void {
   const names = ["host", "port", "snapshot-key", "max-steps", "max-action-bytes",
     "max-batch-actions", "grace", "protos"];
-  const options: Record<string, { type: "string" | "boolean" }> = { help: { type: "boolean" } };
+  const options: Record<string, { type: "string" | "boolean" }> = {
+    help: { type: "boolean" }, "exit-with-parent": { type: "boolean" },
+  };
   for (const name of names) options[name] = { type: "string" };
   let values: Record<string, unknown>;
   try {
@@ -109,6 +115,21 @@ function main(): void {
   };
   process.on("SIGTERM", () => stop("SIGTERM"));
   process.on("SIGINT", () => stop("SIGINT"));
+  if (values["exit-with-parent"] || process.env.LATS_EXIT_WITH_PARENT === "1") {
+    watchParent(() => stop("parent exited"));
+  }
+}
+
+/** Calls `gone` once the parent process has exited (this one is then re-parented). */
+function watchParent(gone: () => void): void {
+  const parent = process.ppid;
+  const timer = setInterval(() => {
+    if (process.ppid !== parent) {
+      clearInterval(timer);
+      gone();
+    }
+  }, PARENT_CHECK_MS);
+  timer.unref();
 }
 
 main();

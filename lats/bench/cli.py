@@ -8,9 +8,11 @@
     lats bench --out DIR --report-only     # re-print the table, re-draw the plot
 
 The bench directory holds bench.sqlite3 (records, as they finish),
-results.jsonl, summary.md, success_vs_k.png, for programming environments a
-human-eval samples file per variant, and with --start-services the planner's
-own run store (planner-runs.sqlite3, every search tree).
+results.jsonl, summary.md, success_vs_k.png, per variant the files the
+official evaluators read (programming: human-eval samples and the problem
+file of the bench's tasks; HotPotQA: predictions and gold; the command that
+checks them is printed), and with --start-services the planner's own run
+store (planner-runs.sqlite3, every search tree).
 """
 
 from __future__ import annotations
@@ -23,6 +25,7 @@ import time
 from pathlib import Path
 
 import click
+import grpc
 
 from lats_pb import environment_pb2 as env_pb
 from lats_pb import environment_pb2_grpc as env_grpc
@@ -36,7 +39,7 @@ from lats.processes import stop_on_signals
 from lats_runtime.channels import open_channel
 
 DB_NAME = "bench.sqlite3"
-PROGRAMMING_ENVIRONMENTS = ("coderunner",)
+EVALUATED_ENVIRONMENTS = ("coderunner", "hotpotqa", "hotpotqa-cot")   # lats.bench.exports
 
 
 def _int_list(value: str, name: str) -> list[int]:
@@ -59,13 +62,19 @@ def _slice(tasks: list[str], spec: str) -> list[str]:
 
 
 async def _list_tasks(env_address: str, split: str) -> list[str]:
+    """The split's task ids; a ClickException naming the environment when it fails."""
     tasks: list[str] = []
     async with open_channel(env_address) as channel:
         stub = env_grpc.EnvironmentStub(channel)
         token = ""
         while True:
-            page = await stub.ListTasks(env_pb.ListTasksRequest(split=split, page_size=1000,
-                                                                page_token=token), timeout=30)
+            try:
+                page = await stub.ListTasks(env_pb.ListTasksRequest(
+                    split=split, page_size=1000, page_token=token), timeout=30)
+            except grpc.aio.AioRpcError as exc:
+                raise click.ClickException(
+                    f"environment at {env_address}: {exc.code().name}: "
+                    f"{' '.join((exc.details() or '').split())}") from None
             tasks += page.task_ids
             token = page.next_page_token
             if not token:
@@ -113,30 +122,17 @@ def _services(start: bool, planner, env, specs):
         raise click.ClickException(str(exc)) from exc
 
 
-def _slug(text: str) -> str:
-    return re.sub(r"[^A-Za-z0-9_.=-]+", "_", text).strip("_")
-
-
 def write_samples(records: list[dict], out: Path) -> list[Path]:
-    """human-eval samples, one file per variant group, for programming environments."""
-    from env_servers.coderunner.samples import write_samples as write
+    """The official evaluators' files (human-eval samples + problems, HotPotQA
+    predictions + gold) per variant group; prints the commands that check them."""
+    from lats.bench.exports import write_exports
 
-    groups: dict[tuple, list[dict]] = {}
-    for record in records:
-        if record["environment"].split("@")[0] in PROGRAMMING_ENVIRONMENTS:
-            groups.setdefault(group_key(record), []).append(record)
-    paths = []
-    for members in groups.values():
-        head = members[0]
-        name = f"samples-{_slug(head['label'])}-k{head['k']}"
-        name += f"-{head['max_calls']}calls" if head["max_calls"] else ""
-        name += f"-{head['max_tokens']}tokens" if head["max_tokens"] else ""
-        path = out / f"{name}.jsonl"
-        if path in paths:                  # same label, k and budget; other settings
-            path = out / f"{name}-{len(paths)}.jsonl"
-        write(path, [(r["task_id"], r["actions"][-1] if r["actions"] else "") for r in members])
-        paths.append(path)
-    return paths
+    exported = write_exports(records, out, group_key)
+    for problem in exported.problems:
+        click.echo(problem, err=True)
+    for command in exported.commands:
+        click.echo(f"check with the official evaluator: {command}", err=True)
+    return exported.paths
 
 
 def report(store: BenchStore, out: Path, samples: bool | None, labels=()) -> None:
@@ -160,9 +156,8 @@ def report(store: BenchStore, out: Path, samples: bool | None, labels=()) -> Non
     except ImportError:
         click.echo("no success_vs_k.png: plotting needs the `plot` extra "
                    "(pip install 'lats-platform[plot]')", err=True)
-    programming = any(r["environment"].split("@")[0] in PROGRAMMING_ENVIRONMENTS
-                      for r in records)
-    if samples or (samples is None and programming):
+    evaluated = any(r["environment"].split("@")[0] in EVALUATED_ENVIRONMENTS for r in records)
+    if samples or (samples is None and evaluated):
         written += write_samples(records, out)
     click.echo("wrote " + ", ".join(str(p) for p in written), err=True)
 
@@ -228,7 +223,8 @@ def _list_methods(ctx: click.Context, _param, value: bool) -> None:
 @click.option("--retry-errors", is_flag=True, help="With --resume: run errored jobs again.")
 @click.option("--report-only", is_flag=True, help="Only print and write the report of --out.")
 @click.option("--samples/--no-samples", default=None,
-              help="Write human-eval samples (default: for programming environments).")
+              help="Write the official evaluators' files: human-eval samples and problems, "
+                   "HotPotQA predictions and gold (default: for those environments).")
 @click.option("--ui", is_flag=True,
               help="With --start-services: also start the run viewer, to watch each search "
                    "as a tree while the bench runs.")
@@ -313,7 +309,7 @@ def _run(jobs, planner, env, session, store, concurrency, timeout) -> None:
             asyncio.run(run_jobs(jobs, planner, env, session, on_record, concurrency, timeout))
         except* PlannerUnreachable as group:
             raise click.ClickException(
-                f"no planner at {planner} answers ({group.exceptions[0]}); "
+                f"no planner answers at {planner} ({group.exceptions[0]}); "
                 "the finished jobs are stored: run again with --resume") from None
         except* KeyboardInterrupt:
             raise click.ClickException("interrupted; the finished jobs are stored: run again "

@@ -20,15 +20,13 @@ import logging
 import time
 from collections.abc import Callable, Sequence
 
-import grpc
-from tenacity import AsyncRetrying, retry_if_exception, stop_after_delay, wait_exponential
+from tenacity import AsyncRetrying, retry_if_exception_type, stop_after_delay, wait_exponential
 
-from lats_pb import planner_pb2 as pb
-from lats_pb import planner_pb2_grpc as pb_grpc
+from lats_client import (AsyncPlanner, LatsError, NotAPlanner, ServiceBusy,
+                         ServiceUnavailable)
 
 from lats.bench.records import error_record, record_from_result
 from lats.bench.variants import Job
-from lats_runtime.channels import open_channel
 
 log = logging.getLogger(__name__)
 
@@ -42,51 +40,44 @@ class PlannerUnreachable(RuntimeError):
 class _Lost(Exception):
     """The job's planner went away mid-search; the job must run again."""
 
-    def __init__(self, error: grpc.aio.AioRpcError, run_id: str):
-        super().__init__(f"{error.code().name}: {error.details()}")
+    def __init__(self, error: LatsError, run_id: str):
+        super().__init__(str(error))
         self.run_id = run_id
 
 
-def _busy(exc: BaseException) -> bool:
-    return (isinstance(exc, grpc.aio.AioRpcError)
-            and exc.code() == grpc.StatusCode.RESOURCE_EXHAUSTED)
-
-
-async def _solve_once(stub, request: pb.SolveRequest, job: Job, session: int,
+async def _solve_once(planner: AsyncPlanner, env_address: str, job: Job, session: int,
                       timeout: float, busy_wait: float) -> dict:
     """One Solve of the job; _Lost when no planner (or not its planner) answers."""
-    run_id = ""
+    search = None
     try:
-        async for attempt in AsyncRetrying(retry=retry_if_exception(_busy), reraise=True,
+        async for attempt in AsyncRetrying(retry=retry_if_exception_type(ServiceBusy),
+                                           reraise=True,
                                            wait=wait_exponential(multiplier=0.5, max=10),
                                            stop=stop_after_delay(busy_wait)):
             with attempt:
-                async for event in stub.Solve(request, timeout=timeout):
-                    run_id = event.run_id
-                    if event.HasField("finished"):
-                        return record_from_result(job, event.finished, run_id, session)
-    except grpc.aio.AioRpcError as exc:
-        if exc.code() == grpc.StatusCode.UNAVAILABLE:
-            raise _Lost(exc, run_id) from exc
-        if exc.code() == grpc.StatusCode.UNIMPLEMENTED:
-            raise PlannerUnreachable(f"the service at the planner address is not a planner: "
-                                     f"{exc.details()}") from exc
-        return error_record(job, f"{exc.code().name}: {exc.details()}", session, run_id)
-    return error_record(job, "the planner ended the stream without a finished event",
-                        session, run_id)
+                search = planner.solve(env_address, job.task_id, timeout=timeout,
+                                       config=job.search_config())
+                result = await search.result()
+                return record_from_result(job, result.message, search.run_id, session)
+    except ServiceUnavailable as exc:
+        raise _Lost(exc, search.run_id if search else "") from exc
+    except NotAPlanner as exc:
+        raise PlannerUnreachable(f"the service at the planner address is not a planner: "
+                                 f"{exc}") from exc
+    except LatsError as exc:
+        return error_record(job, f"{exc.code}: {exc.details}", session,
+                            search.run_id if search else "")
 
 
-async def solve_job(stub: pb_grpc.PlannerStub, job: Job, env_address: str, session: int,
+async def solve_job(planner: AsyncPlanner, job: Job, env_address: str, session: int,
                     timeout: float, busy_wait: float = 600.0,
                     unreachable_after: float = UNREACHABLE_AFTER_SECONDS) -> dict:
     """Runs one job to its record, again on another planner whenever one is lost."""
-    request = pb.SolveRequest(env_address=env_address, task_id=job.task_id,
-                              config=job.search_config())
     lost_since: float | None = None
     restarts = 0
     while True:
         try:
-            record = await _solve_once(stub, request, job, session, timeout, busy_wait)
+            record = await _solve_once(planner, env_address, job, session, timeout, busy_wait)
             record["restarts"] = restarts
             return record
         except _Lost as lost:
@@ -109,12 +100,11 @@ async def run_jobs(jobs: Sequence[Job], planner_address: str, env_address: str, 
                    unreachable_after: float = UNREACHABLE_AFTER_SECONDS) -> None:
     """Runs `jobs` with at most `concurrency` in flight; on_record(record) as each ends."""
     slots = asyncio.Semaphore(max(1, concurrency))
-    async with open_channel(planner_address) as channel:
-        stub = pb_grpc.PlannerStub(channel)
+    async with AsyncPlanner(planner_address) as planner:
 
         async def one(job: Job) -> None:
             async with slots:
-                on_record(await solve_job(stub, job, env_address, session, timeout,
+                on_record(await solve_job(planner, job, env_address, session, timeout,
                                           unreachable_after=unreachable_after))
 
         async with asyncio.TaskGroup() as group:

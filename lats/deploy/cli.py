@@ -1,6 +1,6 @@
 """`lats deploy ...`: build the images and the secrets a deployment needs.
 
-  lats deploy image [--offline] [--base IMAGE] [--extras local] [--tag lats:latest]
+  lats deploy image [--offline] [--base IMAGE] [--extras local] [--models NAME] [--tag lats:latest]
   lats deploy postgres-image [--tag lats-postgres:15]     Debian's PostgreSQL, no registry
   lats deploy secrets DIR                                 snapshot key, database password
 
@@ -46,20 +46,33 @@ def deploy() -> None:
               help="Base image (default: python:3.11-slim-bookworm, or the debootstrap "
                    "base with --offline).")
 @click.option("--extras", default="", help="lats-platform extras, e.g. local (embedded model).")
+@click.option("--models", "models", multiple=True, metavar="NAME",
+              help="Embedded model the image carries for the gateway (repeatable; brings "
+                   "the local extra), e.g. qwen2.5-coder-1.5b. Offline it comes from this "
+                   "host's model cache (`lats model fetch NAME` once, with a network).")
 @click.option("--tag", default="lats:latest", show_default=True)
 @_source
 @_docker_host
-def image(offline: bool, base: str | None, extras: str, tag: str, source: Path | None,
-          docker_host: str | None) -> None:
-    """Build the one image every service runs (deploy/Dockerfile)."""
+def image(offline: bool, base: str | None, extras: str, models: tuple[str, ...], tag: str,
+          source: Path | None, docker_host: str | None) -> None:
+    """Build the one image every service runs (deploy/Dockerfile); with --models, the
+    gateway's image (compose: --tag lats-gateway:latest)."""
     from lats.deploy.images import ImageBuildError, build_service_image, source_root
     from lats.deploy.rootfs import RootfsUnavailable
     from lats.deploy.wheels import WheelhouseError
 
+    from llm_gateway.model_store import ModelStoreError, get_spec
+
+    names = [name for given in models for name in given.replace(",", " ").split()]
+    try:
+        for name in names:
+            get_spec(name)
+    except ModelStoreError as error:
+        raise click.BadParameter(str(error), param_hint="--models") from None
     client = _client(docker_host)
     try:
         built = build_service_image(client, source_root(source), offline=offline, tag=tag,
-                                    base=base, extras=extras,
+                                    base=base, extras=extras, models=names,
                                     log=lambda line: click.echo(line, err=True))
     except (ImageBuildError, RootfsUnavailable, WheelhouseError, FileNotFoundError) as error:
         raise click.ClickException(str(error)) from None

@@ -52,9 +52,10 @@ class RootfsSpec:
 # What every LATS service needs from the system: Python 3.11 with venv (the
 # image installs into /opt/lats), bubblewrap and python3-seccomp for the code
 # runner's sandbox (its worker runs on the system python3 under a seccomp
-# filter), tini as PID 1, CA certificates for HTTPS model endpoints.
+# filter), tini as PID 1, CA certificates for HTTPS model endpoints, and GNU
+# OpenMP, which the embedded model's runtime (xllamacpp, the `local` extra) loads.
 SERVICE_BASE = RootfsSpec("lats-base", ("python3", "python3-venv", "python3-seccomp", "bubblewrap",
-                                        "tini", "ca-certificates"))
+                                        "tini", "ca-certificates", "libgomp1"))
 # Debian's PostgreSQL for the run store, where no registry offers postgres images.
 POSTGRES_BASE = RootfsSpec("lats-postgres-base", ("postgresql-15",))
 

@@ -14,6 +14,7 @@ changes, its dependencies rarely do).
 from __future__ import annotations
 
 import hashlib
+import os
 import platform
 import subprocess
 import sys
@@ -72,9 +73,14 @@ def wheelhouse_dir(source: Path, extras: str = "",
     return cache_dir("deploy") / f"wheelhouse-{_requirements_digest(source, extras, target)}"
 
 
+# Zip timestamps of a wheel built under SOURCE_DATE_EPOCH are fixed, so the same
+# source gives the same wheel bytes and an image build's layers stay cached.
+REPRODUCIBLE = {"SOURCE_DATE_EPOCH": "315532800"}     # 1980-01-01, zip's earliest
+
+
 def _pip(*args: str) -> subprocess.CompletedProcess:
     return subprocess.run([sys.executable, "-m", "pip", "--disable-pip-version-check", *args],
-                          capture_output=True, text=True)
+                          capture_output=True, text=True, env={**REPRODUCIBLE, **os.environ})
 
 
 def build_project_wheel(source: Path, target: Path) -> Path:

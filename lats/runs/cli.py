@@ -2,7 +2,9 @@
 
 Every command reads the store the planners write (`--db`, the same as
 `lats serve planner --db`: a SQLite file or a postgresql:// URL), so it works
-whether or not a planner is running. RUN is a run id or a unique prefix of one.
+whether or not a planner is running; or, with `--planner ADDR`, asks a planner
+(ListRuns, GetRun), which needs no database credentials. RUN is a run id or a
+unique prefix of one.
 """
 
 from __future__ import annotations
@@ -25,12 +27,37 @@ def default_db() -> str:
     return _default_db()
 
 
+def _group_planner() -> str | None:
+    """`lats runs --planner ADDR list`: the group's --planner, for every subcommand."""
+    parent = click.get_current_context().parent
+    return (parent.params or {}).get("planner_address") if parent is not None else None
+
+
 def db_option(function):
+    function = click.option(
+        "--planner", "planner_address", default=_group_planner, metavar="ADDR",
+        help="Ask a planner (host:port, replicas, or dns:///name:port) instead of "
+             "opening the store: any replica lists every run.")(function)
     return click.option(
         "--db", default=default_db, envvar="LATS_PLANNER_DB", show_envvar=True,
         show_default="~/.local/share/lats/runs.sqlite3",
         help="The planners' run store: a SQLite file or postgresql://USER:PASS@HOST/DB.",
     )(function)
+
+
+async def open_source(location: str, planner_address: str | None):
+    """The runs to read: a planner when an address is given, else the store."""
+    if not planner_address:
+        return await open_store(location)
+    from lats.runs.remote import PlannerRuns
+    from lats_runtime.channels import AddressError
+
+    try:
+        source = PlannerRuns(planner_address)
+    except AddressError as exc:
+        raise click.BadParameter(str(exc), param_hint="--planner") from None
+    await source.open()
+    return source
 
 
 async def open_store(location: str) -> RunStore:
@@ -63,19 +90,26 @@ async def find_run(store: RunStore, run_id: str):
                                "(`lats runs list` shows the runs)")
 
 
-def _with_store(location: str, work):
+def _with_store(location: str, work, planner_address: str | None = None):
+    from lats_client import LatsError
+
     async def main():
-        store = await open_store(location)
+        store = await open_source(location, planner_address)
         try:
             return await work(store)
         finally:
             await store.close()
 
-    return asyncio.run(main())
+    try:
+        return asyncio.run(main())
+    except LatsError as exc:
+        raise click.ClickException(str(exc)) from None
 
 
 @click.group()
-def runs() -> None:
+@click.option("--planner", "planner_address", default=None, metavar="ADDR",
+              help="Ask this planner for the runs (ListRuns, GetRun) in every subcommand.")
+def runs(planner_address: str | None) -> None:
     """The planners' stored runs: list them, show one as a tree, export them (JSON, or
     training data with --format trl)."""
 
@@ -96,11 +130,12 @@ def _statuses(values: tuple[str, ...]) -> tuple[int, ...]:
               type=click.IntRange(1, MAX_LIST_LIMIT), help="Most runs to list.")
 @click.option("--offset", default=0, type=click.IntRange(min=0), help="Runs to skip (paging).")
 @click.option("--json", "as_json", is_flag=True, help="One JSON object per run and line.")
-def list_runs(db, environment, method, statuses, model, task, limit, offset, as_json):
+def list_runs(db, planner_address, environment, method, statuses, model, task, limit, offset,
+              as_json):
     """List runs, newest first, as a table."""
     query = RunQuery(environment=environment, method=method, statuses=_statuses(statuses),
                      model=model, task=task, limit=limit, offset=offset)
-    found = _with_store(db, lambda store: store.list_runs(query))
+    found = _with_store(db, lambda store: store.list_runs(query), planner_address)
     if as_json:
         for run in found:
             click.echo(json.dumps(message_json(run), ensure_ascii=False))
@@ -124,13 +159,13 @@ def list_runs(db, environment, method, statuses, model, task, limit, offset, as_
 @click.option("--depth", type=click.IntRange(min=0), default=None,
               help="Show the tree down to this depth only.")
 @click.option("--full", is_flag=True, help="Whole actions, observations and reflections.")
-def show(db, run_id, depth, full):
+def show(db, planner_address, run_id, depth, full):
     """Show one run: its settings, result, hidden-test score and search tree."""
     from rich.console import Console
 
     from lats.runs.text_tree import render
 
-    run = _with_store(db, lambda store: find_run(store, run_id))
+    run = _with_store(db, lambda store: find_run(store, run_id), planner_address)
     console = Console()
     if not console.is_terminal:
         console = Console(width=200)
@@ -156,7 +191,8 @@ def show(db, run_id, depth, full):
 @click.option("--task", default="", help="trl, no RUN given: part of the task id.")
 @click.option("--limit", default=MAX_LIST_LIMIT, show_default=True,
               type=click.IntRange(1, MAX_LIST_LIMIT), help="trl, no RUN given: most runs.")
-def export(db, run_ids, form, output, environment, method, statuses, model, task, limit):
+def export(db, planner_address, run_ids, form, output, environment, method, statuses, model,
+           task, limit):
     """Export runs: one run as JSON, or runs as training data (--format trl).
 
     RUN is a run id or a unique prefix of one. With --format trl and no RUN,
@@ -167,8 +203,11 @@ def export(db, run_ids, form, output, environment, method, statuses, model, task
             raise click.UsageError("--format json exports exactly one RUN")
         if output is not None and output.is_dir():
             raise click.UsageError(f"-o {output} is a directory; --format json writes a file")
-        _export_json(db, run_ids[0], output)
+        _export_json(db, run_ids[0], output, planner_address)
         return
+    if planner_address:
+        raise click.UsageError("--format trl reads each run's model calls, which only the run "
+                               "store keeps: pass --db instead of --planner")
     if output is None:
         raise click.UsageError("--format trl needs -o DIRECTORY to write its files into")
     if output.exists() and not output.is_dir():
@@ -195,8 +234,9 @@ def export(db, run_ids, form, output, environment, method, statuses, model, task
                                   "planners kept them)" if without else ""), err=True)
 
 
-def _export_json(db: str, run_id: str, output: Path | None) -> None:
-    run = _with_store(db, lambda store: find_run(store, run_id))
+def _export_json(db: str, run_id: str, output: Path | None,
+                 planner_address: str | None = None) -> None:
+    run = _with_store(db, lambda store: find_run(store, run_id), planner_address)
     text = json.dumps(message_json(run), indent=2, ensure_ascii=False) + "\n"
     if output is None:
         sys.stdout.write(text)

@@ -31,6 +31,7 @@ from aiohttp import web
 from prometheus_client import CONTENT_TYPE_LATEST, Counter, Gauge, generate_latest
 
 from lats.runs.views import STATUS_VALUES, message_json
+from lats_client import LatsError
 from lats.ui.live import RunNotFound, follow_run
 from planner.runs import RunQuery, RunStore
 from planner.runs.store import MAX_LIST_LIMIT
@@ -72,6 +73,8 @@ async def _observe(request: web.Request, handler):
         raise
     except BadRequest as error:
         response = _error(400, str(error))
+    except LatsError as error:    # runs read through a planner (--planner): name it
+        response = _error(503, f"{error}; retry shortly")
     except Exception:   # noqa: BLE001 - a store failure must be a clean 503, not a crash
         log.exception("%s %s failed", request.method, request.path)
         response = _error(503, "the run store did not answer; retry shortly")

@@ -1,4 +1,5 @@
-"""`lats serve ui`: the run viewer, a web page over the planners' run store."""
+"""`lats serve ui`: the run viewer, a web page over the planners' run store, or over
+a planner (`--planner ADDR`: ListRuns and GetRun, no database credentials)."""
 
 from __future__ import annotations
 
@@ -22,21 +23,34 @@ log = logging.getLogger(__name__)
 @click.option("--db", default=None, envvar="LATS_PLANNER_DB", show_envvar=True,
               show_default="~/.local/share/lats/runs.sqlite3",
               help="The planners' run store: a SQLite file or postgresql://USER:PASS@HOST/DB.")
+@click.option("--planner", "planner_address", default=None, metavar="ADDR",
+              help="Read the runs through a planner (host:port, replicas, or "
+                   "dns:///name:port) instead of opening the store.")
 @click.option("--poll", "poll_seconds", default=2.0, show_default=True,
               type=click.FloatRange(min=0.1), envvar="LATS_UI_POLL", show_envvar=True,
               help="Seconds between reads of a running run's record when its planner "
                    "cannot be watched directly.")
-def serve_ui(host: str, port: int, db: str | None, poll_seconds: float) -> None:
+def serve_ui(host: str, port: int, db: str | None, planner_address: str | None,
+             poll_seconds: float) -> None:
     """Serve the run viewer: runs with filters, and each run's tree, live while it runs."""
     from aiohttp import web
 
-    from lats.runs.cli import default_db, open_store
+    from lats.runs.cli import default_db, open_source
     from lats.ui.app import make_app
+    from lats_client import LatsError
 
+    from click.core import ParameterSource
+
+    source = click.get_current_context().get_parameter_source("db")
+    if db and planner_address and source == ParameterSource.COMMANDLINE:
+        raise click.UsageError("give --db or --planner, not both")
     set_service("ui")
 
     async def main() -> None:
-        store = await open_store(db or default_db())
+        try:
+            store = await open_source(db or default_db(), planner_address)
+        except LatsError as exc:
+            raise click.ClickException(str(exc)) from None
         runner = web.AppRunner(make_app(store, poll_seconds=poll_seconds),
                                access_log=None, shutdown_timeout=2.0)
         try:

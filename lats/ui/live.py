@@ -16,14 +16,13 @@ returns when the run has ended:
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 from collections.abc import AsyncIterator
 
-import grpc
-
 from lats_pb import planner_pb2 as pb
-from lats_pb import planner_pb2_grpc as pb_grpc
-from lats_runtime.channels import AddressError, open_channel
+from lats_client import AsyncPlanner, LatsError, Snapshot
+from lats_runtime.channels import AddressError
 from planner.runs import RunStore
 
 log = logging.getLogger(__name__)
@@ -36,10 +35,11 @@ class RunNotFound(LookupError):
 
 
 async def _watch(store: RunStore, run: pb.Run, check_seconds: float) -> AsyncIterator[Update]:
-    """The owner's WatchRun updates; returns early if the store says the run ended."""
-    async with open_channel(run.owner_address) as channel:
-        call = pb_grpc.PlannerStub(channel).WatchRun(pb.WatchRunRequest(run_id=run.run_id))
-        read = asyncio.ensure_future(call.read())
+    """The owner's WatchRun updates (through the Python client); returns early if the
+    store says the run ended."""
+    async with AsyncPlanner(run.owner_address) as planner:
+        updates = planner.watch(run.run_id)
+        read = asyncio.ensure_future(anext(updates, None))
         try:
             while True:
                 done, _ = await asyncio.wait({read}, timeout=check_seconds)
@@ -49,14 +49,18 @@ async def _watch(store: RunStore, run: pb.Run, check_seconds: float) -> AsyncIte
                         return
                     continue
                 update = read.result()
-                if update is grpc.aio.EOF:
+                if update is None:
                     return
-                kind = update.WhichOneof("update")
-                yield kind, getattr(update, kind)
-                read = asyncio.ensure_future(call.read())
+                if isinstance(update, Snapshot):
+                    yield "snapshot", update.run.message
+                else:
+                    yield "event", update.message
+                read = asyncio.ensure_future(anext(updates, None))
         finally:
             read.cancel()
-            call.cancel()
+            with contextlib.suppress(BaseException):
+                await read
+            await updates.aclose()
 
 
 async def follow_run(store: RunStore, run_id: str, *, poll_seconds: float = 2.0,
@@ -72,10 +76,9 @@ async def follow_run(store: RunStore, run_id: str, *, poll_seconds: float = 2.0,
         try:
             async for update in _watch(store, run, check_seconds):
                 yield update
-        except (grpc.aio.AioRpcError, AddressError) as error:
-            detail = error.details() if isinstance(error, grpc.aio.AioRpcError) else str(error)
+        except (LatsError, AddressError) as error:
             log.info("watching run %s at %s stopped (%s); following the stored record",
-                     run_id, run.owner_address, detail)
+                     run_id, run.owner_address, error)
     last = None
     while True:
         run = await store.get(run_id)

@@ -22,10 +22,11 @@ def pytest_collection_modifyitems(session, config, items):
 
 
 def pytest_sessionfinish(session, exitstatus):
+    IMAGES.untag()
     PREPARATION.stop()
 
 
 @pytest.fixture(scope="session")
 def deploy_engine() -> str:
-    """DOCKER_HOST of an engine holding lats:test and lats-postgres:15."""
+    """DOCKER_HOST of an engine holding this session's IMAGE and POSTGRES_IMAGE."""
     return IMAGES.wait()

@@ -3,8 +3,11 @@
 A Docker engine comes from the sandbox tests' preparation (an engine that
 answers, or a private dockerd; its bridge-less default still gives compose
 networks their own bridges and DNS). The LATS image is then built offline
-(debootstrap base + the host's wheels, both cached) as `lats:test`, and
-Debian's PostgreSQL as `lats-postgres:15`, while the tests before these run.
+(debootstrap base + the host's wheels, both cached) as `lats:test-RUN`, and
+Debian's PostgreSQL as `lats-postgres:test-RUN`, while the tests before these
+run. RUN is this session's own, so test runs sharing an engine (several
+checkouts at once) never replace each other's images; the session removes its
+tags at the end and leaves the layers as the next build's cache.
 On CI (CI=true) or with LATS_REQUIRE_DOCKER=1 a failure fails the tests
 instead of skipping them.
 """
@@ -13,6 +16,7 @@ from __future__ import annotations
 
 import threading
 import time
+import uuid
 from concurrent.futures import ThreadPoolExecutor
 
 import pytest
@@ -20,8 +24,9 @@ import pytest
 from tests.deploy.compose import ROOT
 from tests.sandbox.engines import PREPARATION, docker_required
 
-IMAGE = "lats:test"
-POSTGRES_IMAGE = "lats-postgres:15"
+RUN = uuid.uuid4().hex[:10]
+IMAGE = f"lats:test-{RUN}"
+POSTGRES_IMAGE = f"lats-postgres:test-{RUN}"
 TIMEOUT = 1500.0
 
 
@@ -73,6 +78,31 @@ class ImagePreparation:
                 pytest.fail(f"the deploy images are required here (CI) but: {reason}")
             pytest.skip(f"deploy images unavailable: {reason}")
         return self.url
+
+
+    def untag(self) -> None:
+        """Removes this session's tags (not their layers: the next build's cache)."""
+        if self.url is not None:
+            untag(self.url, (IMAGE, POSTGRES_IMAGE))
+
+
+def untag(engine: str, tags) -> None:
+    """Removes `tags` from the engine (not their layers: the next build's cache); an
+    engine that is gone (stopped by whoever started it) has nothing left to remove."""
+    import docker
+
+    try:
+        client = docker.DockerClient(base_url=engine)
+    except docker.errors.DockerException:
+        return
+    try:
+        for tag in tags:
+            try:
+                client.images.remove(tag, noprune=True)
+            except (docker.errors.DockerException, OSError):   # in use, gone, engine gone
+                pass
+    finally:
+        client.close()
 
 
 IMAGES = ImagePreparation()

@@ -48,6 +48,17 @@ def test_compose_config_is_valid_and_covers_every_service():
             assert not port.get("published"), f"{name} fixes host port {port}"
 
 
+def test_every_service_up_starts_has_a_health_check():
+    """`up --wait` waits for health: a service without a check would be "running" at once."""
+    services = resolved_config()["services"]
+    started = {name for name, service in services.items()
+               if not service.get("profiles") and name != "secrets"}
+    assert "ui" in started and "gateway" in started
+    for name in started:
+        assert services[name].get("healthcheck", {}).get("test"), name
+    assert services["ui"]["healthcheck"]["test"][-2:] == ["--http", "127.0.0.1:8080"]
+
+
 def test_compose_runs_every_lats_service_unprivileged_and_read_only():
     services = resolved_config()["services"]
     for name, service in services.items():

@@ -16,6 +16,7 @@ import shutil
 import subprocess
 import sys
 import threading
+import time
 from collections import deque
 from pathlib import Path
 
@@ -23,7 +24,8 @@ import grpc
 import pytest
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 
-from lats.processes import ServiceProcess, _LISTENING, running_services, wait_healthy
+from lats.processes import (ServiceProcess, _LISTENING, _die_with_parent, running_services,
+                           wait_healthy)
 from lats_pb import environment_pb2, environment_pb2_grpc
 from tests.kit import REPLAY_ONLY, REPLICA_KEY, STATES_ANSWER_KEYS, run_kit, skipped
 
@@ -50,8 +52,12 @@ def built() -> Path:
 
 
 def start_node_server(main: Path, name: str, *args: str, timeout: float = 30.0) -> ServiceProcess:
-    """`node main.js ARGS --port 0`, waited on until it prints its address and is healthy."""
-    process = subprocess.Popen(["node", str(main), *args, "--host", "127.0.0.1", "--port", "0"],
+    """`node main.js ARGS --port 0`, waited on until it prints its address and is healthy.
+
+    The server dies with this process, like the Python services: the kernel signals it
+    when its parent dies (setpriv), and it watches its parent itself (--exit-with-parent)."""
+    process = subprocess.Popen([*_die_with_parent(), "node", str(main), *args,
+                                "--exit-with-parent", "--host", "127.0.0.1", "--port", "0"],
                                stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
     output: deque = deque(maxlen=200)
     for line in process.stdout:
@@ -177,3 +183,47 @@ def test_lats_bench_searches_the_typescript_server(search_services, tmp_path):
         capture_output=True, text=True, timeout=180)
     assert out.returncode == 0, out.stdout[-4000:] + out.stderr[-4000:]
     assert "sliding_puzzle" in out.stdout, out.stdout[-3000:]
+
+
+LAUNCHER = """
+import subprocess, sys, time
+log = open(sys.argv[2], "w")
+server = subprocess.Popen(["node", sys.argv[1], "--exit-with-parent", "--snapshot-key", "k",
+                           "--host", "127.0.0.1", "--port", "0"], stdout=log, stderr=log)
+print(server.pid, flush=True)
+time.sleep(600)
+"""
+
+
+def _gone(pid: int) -> bool:
+    """No such process, or a zombie waiting for init to reap it."""
+    try:
+        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    except (FileNotFoundError, ProcessLookupError):
+        return True
+    return state in ("Z", "X")
+
+
+def test_the_server_stops_when_the_process_that_started_it_dies(built, tmp_path):
+    """A launcher killed with SIGKILL (no chance to stop anything) leaves no server
+    behind: the server sees its parent gone and stops as on SIGTERM."""
+    log = tmp_path / "server.log"
+    launcher = subprocess.Popen([sys.executable, "-c", LAUNCHER, str(built), str(log)],
+                                stdout=subprocess.PIPE, text=True)
+    pid = int(launcher.stdout.readline())
+    deadline = time.monotonic() + 30
+    while "listening on" not in log.read_text() and time.monotonic() < deadline:
+        time.sleep(0.1)
+    address = _LISTENING.search(log.read_text()).group(1)
+    wait_healthy(address, 30)
+    launcher.kill()
+    launcher.wait()
+    deadline = time.monotonic() + 15
+    while not _gone(pid) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    try:
+        assert _gone(pid), f"the server (pid {pid}) outlived the process that started it"
+        assert "parent exited: stopping" in log.read_text() and "stopped" in log.read_text()
+    finally:
+        if not _gone(pid):
+            os.kill(pid, 9)

@@ -289,6 +289,48 @@ class WatchRunRequest(_message.Message):
     run_id: str
     def __init__(self, run_id: _Optional[str] = ...) -> None: ...
 
+class ListRunsRequest(_message.Message):
+    __slots__ = ("environment", "method", "statuses", "model", "task", "run_id_prefix", "page_size", "page_token", "include_facets")
+    ENVIRONMENT_FIELD_NUMBER: _ClassVar[int]
+    METHOD_FIELD_NUMBER: _ClassVar[int]
+    STATUSES_FIELD_NUMBER: _ClassVar[int]
+    MODEL_FIELD_NUMBER: _ClassVar[int]
+    TASK_FIELD_NUMBER: _ClassVar[int]
+    RUN_ID_PREFIX_FIELD_NUMBER: _ClassVar[int]
+    PAGE_SIZE_FIELD_NUMBER: _ClassVar[int]
+    PAGE_TOKEN_FIELD_NUMBER: _ClassVar[int]
+    INCLUDE_FACETS_FIELD_NUMBER: _ClassVar[int]
+    environment: str
+    method: str
+    statuses: _containers.RepeatedScalarFieldContainer[RunStatus]
+    model: str
+    task: str
+    run_id_prefix: str
+    page_size: int
+    page_token: str
+    include_facets: bool
+    def __init__(self, environment: _Optional[str] = ..., method: _Optional[str] = ..., statuses: _Optional[_Iterable[_Union[RunStatus, str]]] = ..., model: _Optional[str] = ..., task: _Optional[str] = ..., run_id_prefix: _Optional[str] = ..., page_size: _Optional[int] = ..., page_token: _Optional[str] = ..., include_facets: _Optional[bool] = ...) -> None: ...
+
+class ListRunsResponse(_message.Message):
+    __slots__ = ("runs", "next_page_token", "facets")
+    RUNS_FIELD_NUMBER: _ClassVar[int]
+    NEXT_PAGE_TOKEN_FIELD_NUMBER: _ClassVar[int]
+    FACETS_FIELD_NUMBER: _ClassVar[int]
+    runs: _containers.RepeatedCompositeFieldContainer[Run]
+    next_page_token: str
+    facets: RunFacets
+    def __init__(self, runs: _Optional[_Iterable[_Union[Run, _Mapping]]] = ..., next_page_token: _Optional[str] = ..., facets: _Optional[_Union[RunFacets, _Mapping]] = ...) -> None: ...
+
+class RunFacets(_message.Message):
+    __slots__ = ("environments", "methods", "models")
+    ENVIRONMENTS_FIELD_NUMBER: _ClassVar[int]
+    METHODS_FIELD_NUMBER: _ClassVar[int]
+    MODELS_FIELD_NUMBER: _ClassVar[int]
+    environments: _containers.RepeatedScalarFieldContainer[str]
+    methods: _containers.RepeatedScalarFieldContainer[str]
+    models: _containers.RepeatedScalarFieldContainer[str]
+    def __init__(self, environments: _Optional[_Iterable[str]] = ..., methods: _Optional[_Iterable[str]] = ..., models: _Optional[_Iterable[str]] = ...) -> None: ...
+
 class RunUpdate(_message.Message):
     __slots__ = ("snapshot", "event")
     SNAPSHOT_FIELD_NUMBER: _ClassVar[int]

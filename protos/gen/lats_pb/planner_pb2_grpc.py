@@ -49,6 +49,11 @@ class PlannerStub:
                 request_serializer=lats__pb_dot_planner__pb2.WatchRunRequest.SerializeToString,
                 response_deserializer=lats__pb_dot_planner__pb2.RunUpdate.FromString,
                 _registered_method=True)
+        self.ListRuns = channel.unary_unary(
+                '/lats.v1.Planner/ListRuns',
+                request_serializer=lats__pb_dot_planner__pb2.ListRunsRequest.SerializeToString,
+                response_deserializer=lats__pb_dot_planner__pb2.ListRunsResponse.FromString,
+                _registered_method=True)
 
 
 class PlannerServicer:
@@ -79,6 +84,16 @@ class PlannerServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def ListRuns(self, request, context):
+        """The stored runs, newest first, without their trees (no nodes,
+        reflections or setup): filtered and paged as `lats runs list` does, from
+        the run store every planner replica shares, so any replica lists every
+        run and a client needs no database credentials.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
 
 def add_PlannerServicer_to_server(servicer, server):
     rpc_method_handlers = {
@@ -96,6 +111,11 @@ def add_PlannerServicer_to_server(servicer, server):
                     servicer.WatchRun,
                     request_deserializer=lats__pb_dot_planner__pb2.WatchRunRequest.FromString,
                     response_serializer=lats__pb_dot_planner__pb2.RunUpdate.SerializeToString,
+            ),
+            'ListRuns': grpc.unary_unary_rpc_method_handler(
+                    servicer.ListRuns,
+                    request_deserializer=lats__pb_dot_planner__pb2.ListRunsRequest.FromString,
+                    response_serializer=lats__pb_dot_planner__pb2.ListRunsResponse.SerializeToString,
             ),
     }
     generic_handler = grpc.method_handlers_generic_handler(
@@ -179,6 +199,33 @@ class Planner:
             '/lats.v1.Planner/WatchRun',
             lats__pb_dot_planner__pb2.WatchRunRequest.SerializeToString,
             lats__pb_dot_planner__pb2.RunUpdate.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def ListRuns(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/lats.v1.Planner/ListRuns',
+            lats__pb_dot_planner__pb2.ListRunsRequest.SerializeToString,
+            lats__pb_dot_planner__pb2.ListRunsResponse.FromString,
             options,
             channel_credentials,
             insecure,

@@ -1,0 +1,36 @@
+"""A Python client for the LATS planner: run searches and read runs from a script
+or a notebook, with typed events and results instead of raw messages.
+
+    from lats_client import Planner
+
+    with Planner("127.0.0.1:50053") as planner:
+        search = planner.solve("127.0.0.1:50051", "game24/900", n=5, k=10)
+        for event in search:
+            print(event)
+        print(search.result().actions)
+
+`Planner` blocks (it works in notebooks, whose own event loop is running);
+`AsyncPlanner` is its asyncio twin. Both offer solve (a Search of typed events
+ending with Finished), run (one stored run with its tree), runs / runs_page
+(stored runs, filtered and paged), facets and watch (a run as it grows).
+Errors are LatsError subclasses that name the service, its address and the
+status (lats_client.errors).
+"""
+
+from lats_client.aio import AsyncPlanner, AsyncSearch
+from lats_client.errors import (DeadlineExceeded, InvalidRequest, LatsError, NotAPlanner,
+                                RunNotFound, ServiceBusy, ServiceUnavailable)
+from lats_client.events import (Backpropagated, Event, Finished, IterationStarted, NodeAdded,
+                                NodeEvaluated, NodeSelected, ReflectionAdded, SetupFinished,
+                                SetupStarted, Snapshot, Started, TerminalReached)
+from lats_client.planner import Planner, Search, SearchStreamError
+from lats_client.types import (Facets, Node, Reflection, Result, Run, RunPage, Score, Usage)
+
+__all__ = [
+    "AsyncPlanner", "AsyncSearch", "Backpropagated", "DeadlineExceeded", "Event", "Facets",
+    "Finished", "InvalidRequest", "IterationStarted", "LatsError", "Node", "NodeAdded",
+    "NodeEvaluated", "NodeSelected", "NotAPlanner", "Planner", "Reflection", "ReflectionAdded",
+    "Result", "Run", "RunNotFound", "RunPage", "Score", "Search", "SearchStreamError",
+    "ServiceBusy", "ServiceUnavailable", "SetupFinished", "SetupStarted", "Snapshot", "Started",
+    "TerminalReached", "Usage",
+]

@@ -1,0 +1,254 @@
+"""Typed views of the planner's answers: runs, their results and their trees.
+
+Every class is a frozen dataclass built from the protobuf message by its
+`from_message`; the message itself stays reachable as `.message` (left out of
+equality and repr) for tools that want the wire form. Statuses are short
+names: "running", "solved", "failed", "error", "interrupted".
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from google.protobuf import json_format
+
+from lats_pb import planner_pb2 as pb
+from lats_runtime.reward_modes import name_of
+
+STATUS_NAMES = {value: name.removeprefix("RUN_STATUS_").lower()
+                for name, value in pb.RunStatus.items()}
+STATUS_VALUES = {name: value for value, name in STATUS_NAMES.items() if value}
+
+
+def status_name(value: int) -> str:
+    """The short name of a RunStatus value ("unspecified" for 0 or an unknown one)."""
+    return STATUS_NAMES.get(int(value), "unspecified")
+
+
+def status_value(name: str) -> int:
+    """The RunStatus value of a short name; ValueError lists the names."""
+    try:
+        return STATUS_VALUES[name]
+    except KeyError:
+        raise ValueError(f"unknown run status {name!r}; use one of "
+                         f"{', '.join(sorted(STATUS_VALUES))}") from None
+
+
+def message_dict(message) -> dict[str, Any]:
+    """A message as a dict with proto field names, every field present."""
+    return json_format.MessageToDict(message, preserving_proto_field_name=True,
+                                     always_print_fields_with_no_presence=True)
+
+
+@dataclass(frozen=True)
+class Node:
+    """One node of a search tree: the action that led to it and what the search
+    knows of it. `lm_score` is None for a node the model has not valued."""
+
+    id: str
+    parent_id: str
+    depth: int
+    action: str
+    observation: str
+    reward: float
+    terminal: bool
+    invalid_action: bool
+    visits: int
+    value: float
+    lm_score: float | None
+    sc_score: float
+    sample_count: int
+    reflection: str
+    answer_key: str
+    repeats: int
+    message: pb.Node = field(compare=False, repr=False)
+
+    @classmethod
+    def from_message(cls, node: pb.Node) -> Node:
+        return cls(id=node.id, parent_id=node.parent_id, depth=node.depth, action=node.action,
+                   observation=node.observation, reward=node.reward, terminal=node.terminal,
+                   invalid_action=node.invalid_action, visits=node.visits, value=node.value,
+                   lm_score=None if node.lm_score < 0 else node.lm_score,
+                   sc_score=node.sc_score, sample_count=node.sample_count,
+                   reflection=node.reflection, answer_key=node.answer_key,
+                   repeats=node.repeats, message=node)
+
+
+@dataclass(frozen=True)
+class Usage:
+    """The model usage of a run: calls and tokens."""
+
+    calls: int
+    prompt_tokens: int
+    completion_tokens: int
+
+    @property
+    def total_tokens(self) -> int:
+        return self.prompt_tokens + self.completion_tokens
+
+
+@dataclass(frozen=True)
+class Score:
+    """The environment's verdict against hidden ground truth (never seen by the search)."""
+
+    score: float
+    success: bool
+    details: str
+    metrics: dict[str, float]
+
+
+@dataclass(frozen=True)
+class Result:
+    """How a run ended: its answer, the hidden-test score, what it cost, and the
+    settings it ran with (`config`, SearchConfig's fields by name)."""
+
+    status: str
+    actions: tuple[str, ...]
+    final_observation: str
+    reward: float
+    score: Score | None
+    usage: Usage
+    iterations: int
+    nodes_expanded: int
+    nodes: int
+    wall_seconds: float
+    model_seconds: float
+    error: str
+    stop_reason: str
+    method: str
+    model: str
+    environment: str
+    task_id: str
+    reward_mode: str
+    second_term: str
+    config: dict[str, Any]
+    answer_node_id: str
+    greedy_node_id: str
+    answer_reason: str
+    value_parse_failures: int
+    repeats_merged: int
+    message: pb.RunResult = field(compare=False, repr=False)
+
+    @property
+    def solved(self) -> bool:
+        """The search reached its success threshold."""
+        return self.status == "solved"
+
+    @property
+    def success(self) -> bool:
+        """The answer passed the hidden tests (the search's own verdict when unscored)."""
+        return self.score.success if self.score is not None else self.solved
+
+    @property
+    def answer(self) -> str:
+        """The chosen trajectory's last action ("" when there is none)."""
+        return self.actions[-1] if self.actions else ""
+
+    @classmethod
+    def from_message(cls, result: pb.RunResult) -> Result:
+        score = (Score(result.score.score, result.score.success, result.score.details,
+                       dict(result.score.metrics)) if result.scored else None)
+        return cls(
+            status=status_name(result.status), actions=tuple(result.actions),
+            final_observation=result.final_observation, reward=result.reward, score=score,
+            usage=Usage(result.usage.calls, result.usage.prompt_tokens,
+                        result.usage.completion_tokens),
+            iterations=result.iterations, nodes_expanded=result.nodes_expanded,
+            nodes=result.nodes, wall_seconds=result.wall_seconds,
+            model_seconds=result.model_seconds, error=result.error,
+            stop_reason=result.stop_reason, method=result.method or result.config.method,
+            model=result.model, environment=result.environment, task_id=result.task_id,
+            reward_mode=name_of(result.reward_mode), second_term=result.second_term,
+            config=message_dict(result.config), answer_node_id=result.answer_node_id,
+            greedy_node_id=result.greedy_node_id, answer_reason=result.answer_reason,
+            value_parse_failures=result.value_parse_failures,
+            repeats_merged=result.repeats_merged, message=result)
+
+
+@dataclass(frozen=True)
+class Reflection:
+    """A reflection and the node (a failed trajectory's end) it was made on."""
+
+    node_id: str
+    text: str
+
+
+@dataclass(frozen=True)
+class Run:
+    """A stored run. Listed runs (`runs()`) come without their tree: `nodes`,
+    `reflections` and `setup` are empty; `run()` gives the whole record."""
+
+    run_id: str
+    status: str
+    task_id: str
+    created_at: str
+    owner: str
+    owner_address: str
+    heartbeat_at: str
+    last_seq: int
+    result: Result
+    nodes: tuple[Node, ...]
+    reflections: tuple[Reflection, ...]
+    setup: str
+    message: pb.Run = field(compare=False, repr=False)
+
+    @property
+    def running(self) -> bool:
+        return self.status == "running"
+
+    def node(self, node_id: str) -> Node:
+        """The node with that id; KeyError when the tree has none."""
+        for node in self.nodes:
+            if node.id == node_id:
+                return node
+        raise KeyError(node_id)
+
+    def answer_path(self) -> list[Node]:
+        """The nodes from the root to the reported answer ([] without one)."""
+        by_id = {node.id: node for node in self.nodes}
+        path: list[Node] = []
+        node_id = self.result.answer_node_id
+        while node_id in by_id and by_id[node_id] not in path:
+            path.append(by_id[node_id])
+            node_id = by_id[node_id].parent_id
+        return path[::-1]
+
+    @classmethod
+    def from_message(cls, run: pb.Run) -> Run:
+        notes = (tuple(Reflection(n.node_id, n.text) for n in run.reflection_notes)
+                 or tuple(Reflection("", text) for text in run.reflections))
+        return cls(run_id=run.run_id, status=status_name(run.status),
+                   task_id=run.task_id or run.result.task_id, created_at=run.created_at,
+                   owner=run.owner, owner_address=run.owner_address,
+                   heartbeat_at=run.heartbeat_at, last_seq=run.last_seq,
+                   result=Result.from_message(run.result),
+                   nodes=tuple(Node.from_message(node) for node in run.nodes),
+                   reflections=notes, setup=run.setup, message=run)
+
+
+@dataclass(frozen=True)
+class Facets:
+    """What the stored runs can be filtered by: their environments, methods, models."""
+
+    environments: tuple[str, ...]
+    methods: tuple[str, ...]
+    models: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class RunPage:
+    """One page of ListRuns: its runs, where the next page starts (None: no more),
+    and the facets when they were asked for."""
+
+    runs: tuple[Run, ...]
+    next_offset: int | None
+    facets: Facets | None
+
+    @classmethod
+    def from_message(cls, response: pb.ListRunsResponse, with_facets: bool) -> RunPage:
+        token = response.next_page_token
+        facets = (Facets(tuple(response.facets.environments), tuple(response.facets.methods),
+                         tuple(response.facets.models)) if with_facets else None)
+        return cls(tuple(Run.from_message(run) for run in response.runs),
+                   int(token) if token.isdigit() else None, facets)
