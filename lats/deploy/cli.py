@@ -53,7 +53,7 @@ def image(offline: bool, base: str | None, extras: str, tag: str, source: Path |
           docker_host: str | None) -> None:
     """Build the one image every service runs (deploy/Dockerfile)."""
     from lats.deploy.images import ImageBuildError, build_service_image, source_root
-    from lats.deploy.rootfs import RootfsUnavailable
+    from env_servers.sandbox.rootfs import RootfsUnavailable
     from lats.deploy.wheels import WheelhouseError
 
     client = _client(docker_host)
@@ -74,7 +74,7 @@ def image(offline: bool, base: str | None, extras: str, tag: str, source: Path |
 def postgres_image(tag: str, source: Path | None, docker_host: str | None) -> None:
     """Build Debian's PostgreSQL 15 as an image (for machines without a registry)."""
     from lats.deploy.images import ImageBuildError, build_postgres_image, source_root
-    from lats.deploy.rootfs import RootfsUnavailable
+    from env_servers.sandbox.rootfs import RootfsUnavailable
 
     client = _client(docker_host)
     try:

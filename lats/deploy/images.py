@@ -3,7 +3,7 @@
 `build_service_image` sends the source tree as the build context, with a
 wheelhouse under deploy/wheelhouse/ when the build is offline, and the base
 image as a build argument: `python:3.11-slim-bookworm` from a registry, or the
-debootstrap base (`lats/deploy/rootfs.py`) for machines without one. An
+debootstrap base (`env_servers/sandbox/rootfs.py`) for machines without one. An
 offline build runs with no network at all. `build_postgres_image` does the
 same for Debian's PostgreSQL (deploy/offline/postgres.Dockerfile), the stand-in
 for the registry's postgres image.
@@ -19,10 +19,19 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from lats.deploy.rootfs import POSTGRES_BASE, SERVICE_BASE, ensure_rootfs_image
+from env_servers.sandbox.rootfs import RootfsSpec, ensure_rootfs_image
+from lats_runtime.resources import cache_dir
 from lats.deploy.wheels import fill_wheelhouse
 
 REGISTRY_BASE = "python:3.11-slim-bookworm"
+# What every LATS service needs from the system: Python 3.11 with venv (the
+# image installs into /opt/lats), bubblewrap and python3-seccomp for the code
+# runner's sandbox (its worker runs on the system python3 under a seccomp
+# filter), tini as PID 1, CA certificates for HTTPS model endpoints.
+SERVICE_BASE = RootfsSpec("lats-base", ("python3", "python3-venv", "python3-seccomp", "bubblewrap",
+                                        "tini", "ca-certificates"))
+# Debian's PostgreSQL for the run store, where no registry offers postgres images.
+POSTGRES_BASE = RootfsSpec("lats-postgres-base", ("postgresql-15",))
 DEFAULT_TAG = "lats:latest"
 POSTGRES_TAG = "lats-postgres:15"
 # What deploy/Dockerfile copies from the source tree (see .dockerignore).
@@ -107,7 +116,7 @@ def build_service_image(client, source: Path, *, offline: bool, tag: str = DEFAU
             raise ImageBuildError(
                 f"an offline build installs wheels made by this Python ({sys.version.split()[0]}) "
                 "into the base's Python 3.11: run it with Python 3.11")
-        base = base or ensure_rootfs_image(client, SERVICE_BASE)
+        base = base or ensure_rootfs_image(client, SERVICE_BASE, cache_dir("deploy"))
         wheelhouse = fill_wheelhouse(source, extras)
     base = base or REGISTRY_BASE
     context = build_context(source, wheelhouse)
@@ -121,7 +130,7 @@ def build_postgres_image(client, source: Path, tag: str = POSTGRES_TAG,
                          log: Callable[[str], None] = lambda line: None) -> BuildResult:
     """Debian's PostgreSQL 15 as an image that reads the official image's variables."""
     started = time.monotonic()
-    base = ensure_rootfs_image(client, POSTGRES_BASE)
+    base = ensure_rootfs_image(client, POSTGRES_BASE, cache_dir("deploy"))
     context = build_context(source, None)
     image_id = _run_build(client, context, dockerfile="deploy/offline/postgres.Dockerfile",
                           tag=tag, buildargs={"BASE": base}, network="none", log=log)

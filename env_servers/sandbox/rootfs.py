@@ -1,12 +1,13 @@
-"""Base images built without a registry: a Debian root filesystem from debootstrap.
+"""Docker images built without a registry: a Debian root filesystem from debootstrap.
 
-`ensure_rootfs_image(client, spec)` makes sure the image `spec.image` exists in
-the engine: it imports the cached tarball of `spec`, or first builds it with
-`debootstrap --variant=minbase --include=PACKAGES bookworm` (root only, a minute
-or two; downloads from Debian's mirror), trims docs, man pages, locales and
-apt's caches, and keeps the tarball in the cache (`cache_dir("deploy")`) so the
-next build is an import of seconds. The tarball's name carries a digest of the
-spec, so a changed package list never reuses a stale one.
+`ensure_rootfs_image(client, spec, cache)` makes sure the image `spec.tag`
+exists in the engine: it imports the cached tarball of `spec`, or first builds
+it with `debootstrap --variant=minbase --include=PACKAGES bookworm` (root only,
+a minute or two; downloads from Debian's mirror), trims docs, man pages,
+locales and apt's caches, and keeps the tarball (and the downloaded packages)
+in `cache` so the next build is an import of seconds. The tarball's name
+carries a digest of the spec, so a changed package list never reuses a stale
+one. The sandbox's image and the deployment's base images are built here.
 """
 
 from __future__ import annotations
@@ -19,24 +20,27 @@ import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
-from lats_runtime.resources import cache_dir
-
 SUITE = "bookworm"
 TRIM = ("usr/share/doc", "usr/share/man", "usr/share/info", "usr/share/locale",
         "var/cache/apt", "var/lib/apt/lists")
 
 
 class RootfsUnavailable(RuntimeError):
-    """The base could not be built; the message says why and what to install."""
+    """The root filesystem could not be built; the message says why and what to install."""
 
 
 @dataclass(frozen=True)
 class RootfsSpec:
-    """A Debian root filesystem: its image name and the packages on top of minbase."""
+    """A Debian root filesystem: its image name and the packages on top of minbase.
+
+    fixed_tag: a tag that stays the same when the spec changes (the sandbox's,
+    whose engines already hold it); empty, the tag is `<suite>-<digest>`.
+    """
 
     image: str
     packages: tuple[str, ...]
     suite: str = SUITE
+    fixed_tag: str = ""
 
     @property
     def digest(self) -> str:
@@ -45,31 +49,17 @@ class RootfsSpec:
 
     @property
     def tag(self) -> str:
-        """The image tag: the digest, so a changed spec makes a new image."""
-        return f"{self.image.partition(':')[0]}:{self.suite}-{self.digest}"
+        """The image's full name and tag."""
+        return f"{self.image.partition(':')[0]}:{self.fixed_tag or f'{self.suite}-{self.digest}'}"
 
 
-# What every LATS service needs from the system: Python 3.11 with venv (the
-# image installs into /opt/lats), bubblewrap and python3-seccomp for the code
-# runner's sandbox (its worker runs on the system python3 under a seccomp
-# filter), tini as PID 1, CA certificates for HTTPS model endpoints.
-SERVICE_BASE = RootfsSpec("lats-base", ("python3", "python3-venv", "python3-seccomp", "bubblewrap",
-                                        "tini", "ca-certificates"))
-# Debian's PostgreSQL for the run store, where no registry offers postgres images.
-POSTGRES_BASE = RootfsSpec("lats-postgres-base", ("postgresql-15",))
+def tarball_path(spec: RootfsSpec, cache: Path) -> Path:
+    return cache / f"rootfs-{spec.suite}-{spec.image}-{spec.digest}.tar"
 
 
-def rootfs_cache() -> Path:
-    return cache_dir("deploy")
-
-
-def tarball_path(spec: RootfsSpec) -> Path:
-    return rootfs_cache() / f"rootfs-{spec.suite}-{spec.image}-{spec.digest}.tar"
-
-
-def build_tarball(spec: RootfsSpec, refresh: bool = False) -> Path:
-    """The cached rootfs tarball of `spec`, built with debootstrap if missing."""
-    tarball = tarball_path(spec)
+def build_tarball(spec: RootfsSpec, cache: Path, refresh: bool = False) -> Path:
+    """The cached rootfs tarball of `spec` in `cache`, built with debootstrap if missing."""
+    tarball = tarball_path(spec, cache)
     if tarball.is_file() and not refresh:
         return tarball
     debootstrap = shutil.which("debootstrap")
@@ -77,10 +67,10 @@ def build_tarball(spec: RootfsSpec, refresh: bool = False) -> Path:
         raise RootfsUnavailable("debootstrap is not installed: run `make setup` (installs "
                                 "the Debian package) or `apt-get install debootstrap`")
     if os.geteuid() != 0:
-        raise RootfsUnavailable("debootstrap needs root; build the base as root, or use "
-                                "a base image from a registry (--base python:3.11-slim-bookworm)")
+        raise RootfsUnavailable(f"debootstrap needs root: build {spec.image} as root, or use "
+                                "an image from a registry")
     tarball.parent.mkdir(parents=True, exist_ok=True)
-    debs = rootfs_cache() / f"debs-{spec.image}"  # one per spec: builds may run at once
+    debs = cache / f"debs-{spec.image}"  # one per spec: builds may run at once
     debs.mkdir(exist_ok=True)
     with tempfile.TemporaryDirectory(prefix="rootfs-", dir=tarball.parent) as work:
         root = Path(work) / "root"
@@ -100,9 +90,9 @@ def build_tarball(spec: RootfsSpec, refresh: bool = False) -> Path:
     return tarball
 
 
-def ensure_rootfs_image(client, spec: RootfsSpec) -> str:
+def ensure_rootfs_image(client, spec: RootfsSpec, cache: Path) -> str:
     """The tag of `spec`'s image in the engine behind `client` (docker SDK), imported
-    from the cached tarball (built first if missing)."""
+    from the tarball cached in `cache` (built first if missing)."""
     import docker
 
     try:
@@ -110,7 +100,7 @@ def ensure_rootfs_image(client, spec: RootfsSpec) -> str:
         return spec.tag
     except docker.errors.ImageNotFound:
         pass
-    tarball = build_tarball(spec)
+    tarball = build_tarball(spec, cache)
     repository, _, tag = spec.tag.partition(":")
     client.api.import_image_from_file(str(tarball), repository=repository, tag=tag)
     client.images.get(spec.tag)
