@@ -18,6 +18,7 @@ from importlib import resources
 PACKAGE = "env_servers.sandbox"
 COMMON_MODULES = (
     "plain_data.py",
+    "ipc_objects.py",
     "pristine.py",
     "worker/state.py",
     "worker/host_channel.py",

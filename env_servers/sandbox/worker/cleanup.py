@@ -5,7 +5,8 @@ import signal
 import sys
 import time
 
-from env_servers.sandbox.pristine import remove_leftovers, wipe
+from env_servers.sandbox.ipc_objects import remove_leftovers
+from env_servers.sandbox.pristine import wipe
 from env_servers.sandbox.worker.state import STATE
 
 

@@ -12,7 +12,8 @@ import gc
 import os
 import sys
 
-from env_servers.sandbox.pristine import Baseline, remove_leftovers, wipe
+from env_servers.sandbox.ipc_objects import remove_leftovers
+from env_servers.sandbox.pristine import Baseline, wipe
 from env_servers.sandbox.worker.hardening import LIBC, PR_SET_CHILD_SUBREAPER, PRCTL
 from env_servers.sandbox.worker.host_channel import send
 from env_servers.sandbox.worker.state import STATE
