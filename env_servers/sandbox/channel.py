@@ -8,7 +8,7 @@ import os
 import signal
 from collections import deque
 
-from env_servers.sandbox.worker_script import worker_source
+from env_servers.sandbox.worker_script import DESIGN_MODULES, worker_source
 
 STDERR_TAIL_BYTES = 4096
 
@@ -210,12 +210,9 @@ async def start_subprocess_worker(
     return SubprocessChannel(process, cgroup)
 
 
-DESIGNS = ("split", "shared")
-
-
 def check_design(design: str) -> str:
     """`design` if it names a worker design, else ValueError saying which exist."""
-    if design not in DESIGNS:
+    if design not in DESIGN_MODULES:
         raise ValueError(f"unknown worker design {design!r}: choose split (secure) or shared (comparison only)")
     return design
 
