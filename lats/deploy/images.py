@@ -19,7 +19,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from env_servers.sandbox.rootfs import RootfsSpec, ensure_rootfs_image
+from env_servers.sandbox.rootfs import RootfsSpec, RootfsUnavailable, ensure_rootfs_image
 from lats_runtime.resources import cache_dir
 from lats.deploy.wheels import fill_wheelhouse
 
@@ -116,7 +116,11 @@ def build_service_image(client, source: Path, *, offline: bool, tag: str = DEFAU
             raise ImageBuildError(
                 f"an offline build installs wheels made by this Python ({sys.version.split()[0]}) "
                 "into the base's Python 3.11: run it with Python 3.11")
-        base = base or ensure_rootfs_image(client, SERVICE_BASE, cache_dir("deploy"))
+        if base is None:
+            try:
+                base = ensure_rootfs_image(client, SERVICE_BASE, cache_dir("deploy"))
+            except RootfsUnavailable as error:
+                raise RootfsUnavailable(f"{error} (--base {REGISTRY_BASE})") from None
         wheelhouse = fill_wheelhouse(source, extras)
     base = base or REGISTRY_BASE
     context = build_context(source, wheelhouse)
