@@ -197,11 +197,11 @@ def floor(runs: int, python: str = "/usr/bin/python3") -> dict[str, float]:
     """CPU ms per run of the designs' processes alone (the median of two rounds each)."""
     import subprocess
 
-    from env_servers.sandbox.channel import worker_source
+    from env_servers.sandbox.worker_script import worker_source
 
     program = FLOOR_PROGRAM.replace("RUNS", str(runs))
     output = subprocess.run(
-        [python, "-I", "-c", program], input=worker_source().encode(), capture_output=True, check=True
+        [python, "-I", "-c", program], input=worker_source("split").encode(), capture_output=True, check=True
     ).stdout.decode()
     figures: dict[str, list[float]] = {}
     for line in output.splitlines():

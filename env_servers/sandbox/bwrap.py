@@ -74,7 +74,7 @@ class BwrapLauncher(Launcher):
         self._uids: dict[int, int] = {}
         self._cgroups: dict[int, SlotCgroup | None] = {}
         self.pool_name = uuid.uuid4().hex[:12]
-        self._source = source_frame()
+        self._source = source_frame(self.design)
 
     @property
     def candidate_uid_apart(self) -> bool:

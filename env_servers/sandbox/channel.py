@@ -7,12 +7,10 @@ import asyncio
 import os
 import signal
 from collections import deque
-from importlib import resources
+
+from env_servers.sandbox.worker_script import DESIGN_MODULES, worker_source
 
 STDERR_TAIL_BYTES = 4096
-
-
-WORKER_MODULES = ("plain_data.py", "pristine.py", "worker_main.py")
 
 # The sandbox's python3 runs this with -c; the worker's source follows as the first frame on its stdin.
 # A forked child compiles it and hands back the code object (marshal), so the long-lived worker holds
@@ -54,20 +52,14 @@ exec(code, {"__name__": "__main__", "__builtins__": __builtins__})
 """
 
 
-def worker_source() -> str:
-    """The in-sandbox worker program: the codec, the pristine checks, the worker."""
-    package = resources.files("env_servers.sandbox")
-    return "\n\n".join(package.joinpath(name).read_text() for name in WORKER_MODULES)
-
-
 def worker_command(python: str) -> list[str]:
     """The sandbox's python3 running the bootstrap; the worker's arguments follow, `source_frame()` goes to its stdin."""
     return [python, "-I", "-c", BOOTSTRAP]
 
 
-def source_frame() -> bytes:
-    """The worker's source as the bootstrap reads it: a 4-byte big-endian length, then UTF-8."""
-    body = worker_source().encode()
+def source_frame(design: str) -> bytes:
+    """The source of `design`'s worker as the bootstrap reads it: a 4-byte big-endian length, then UTF-8."""
+    body = worker_source(design).encode()
     return len(body).to_bytes(4, "big") + body
 
 
@@ -218,12 +210,9 @@ async def start_subprocess_worker(
     return SubprocessChannel(process, cgroup)
 
 
-DESIGNS = ("split", "shared")
-
-
 def check_design(design: str) -> str:
     """`design` if it names a worker design, else ValueError saying which exist."""
-    if design not in DESIGNS:
+    if design not in DESIGN_MODULES:
         raise ValueError(f"unknown worker design {design!r}: choose split (secure) or shared (comparison only)")
     return design
 

@@ -159,7 +159,7 @@ class DockerLauncher(Launcher):
         self.tmp_bytes = tmp_bytes
         self.pool_label = uuid.uuid4().hex
         self._uids: dict[int, int] = {}
-        self._source = source_frame()
+        self._source = source_frame(self.design)
 
     def slot_uid(self, slot: int) -> int:
         if slot not in self._uids:

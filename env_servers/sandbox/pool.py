@@ -112,36 +112,17 @@ class _Slot:
         return result
 
     async def _run_once(self, request: RunRequest):
+        """One attempt: the run's result, or _LOST when the worker was gone or out of turn (worth a retry)."""
         channel = await self.ensure_started()
         nonce = secrets.token_hex(16)
-        limits = asdict(request.limits)
-        if channel.memory_capped:
-            try:
-                await channel.apply_limits(request.limits.memory_bytes, request.limits.max_processes)
-            except CapsNotSet as error:
-                await self.discard()
-                return lost_result(request, STATUS_CRASHED, f"{error}; the run was not started", 0.0)
-        elif self.pool.secure:  # no cap over all processes: split the limit between them
-            limits["memory_bytes"], limits["max_processes"] = per_process_limits(
-                request.limits.memory_bytes, request.limits.max_processes
-            )
+        limits = await self._run_limits(channel, request)
+        if isinstance(limits, RunResult):
+            return limits
         oom_kills = channel.oom_kills()
-        frame = encode_request(
-            {
-                "nonce": nonce,
-                "program": request.program,
-                "setup": request.setup,
-                "tests": list(request.tests),
-                "untrusted_tests": list(request.untrusted_tests),
-                "limits": limits,
-                "entry_points": list(request.entry_points),
-            },
-            untrusted_tests=bool(request.untrusted_tests),
-        )
-        reply_limit = 12 * request.limits.max_output_bytes + (4 << 20)
         started = time.monotonic()
         try:
-            await channel.send(frame)
+            await channel.send(request_frame(request, nonce, limits))
+            reply_limit = 12 * request.limits.max_output_bytes + (4 << 20)
             reply = await asyncio.wait_for(
                 read_frame(channel.reader, reply_limit), request.limits.wall_seconds + self.pool.reply_grace
             )
@@ -165,6 +146,28 @@ class _Slot:
             return _LOST
         if channel.oom_kills() > oom_kills:
             reply["oom_killed"] = True
+        return await self._judged(request, reply, nonce, started)
+
+    async def _run_limits(self, channel: WorkerChannel, request: RunRequest) -> dict | RunResult:
+        """The limits the worker applies: all-process caps set on the slot's cgroup, or split per process.
+
+        A RunResult (crashed, not started) when the slot's caps could not be set.
+        """
+        limits = asdict(request.limits)
+        if channel.memory_capped:
+            try:
+                await channel.apply_limits(request.limits.memory_bytes, request.limits.max_processes)
+            except CapsNotSet as error:
+                await self.discard()
+                return lost_result(request, STATUS_CRASHED, f"{error}; the run was not started", 0.0)
+        elif self.pool.secure:  # no cap over all processes: split the limit between them
+            limits["memory_bytes"], limits["max_processes"] = per_process_limits(
+                request.limits.memory_bytes, request.limits.max_processes
+            )
+        return limits
+
+    async def _judged(self, request: RunRequest, reply: dict, nonce: str, started: float):
+        """The result a worker's reply stands for (or _LOST); the worker is replaced when it must be."""
         retires = bool(reply.get("retire"))  # the run left something behind: a fresh worker for the next
         if reply.get("lost") is True:  # the program killed its judge, or the judge overran
             await self.discard()
@@ -187,6 +190,22 @@ class _Slot:
         if retires or self.runs >= self.pool.recycle_after:
             await self.discard()
         return build_result(request, reply, nonce)
+
+
+def request_frame(request: RunRequest, nonce: str, limits: dict) -> bytes:
+    """The run's request as the worker reads it (framing.encode_request)."""
+    return encode_request(
+        {
+            "nonce": nonce,
+            "program": request.program,
+            "setup": request.setup,
+            "tests": list(request.tests),
+            "untrusted_tests": list(request.untrusted_tests),
+            "limits": limits,
+            "entry_points": list(request.entry_points),
+        },
+        untrusted_tests=bool(request.untrusted_tests),
+    )
 
 
 class WorkerPool(Sandbox):

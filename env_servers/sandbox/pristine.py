@@ -1,7 +1,7 @@
 """What a run can leave in its sandbox after its processes die, how to see it, how to remove it.
 
 Standard library only: this file is part of the sandbox worker's source (see
-channel.worker_source). A worker serves many runs, of many sessions, so
+worker_script.py). A worker serves many runs, of many sessions, so
 anything a run changes that outlives its processes would reach later runs.
 A run's processes are all killed before its reply; what can remain is state
 of the worker's namespaces, and a later run could read it directly (a file,
@@ -16,10 +16,10 @@ id of a new System V object, the pid of a new process):
 `Baseline` is taken once, when the worker is pristine: each watched
 directory's full stat (ctime changes with any entry made or removed below it,
 xattrs or modes set on it; atime with any listing, once primed), the System V
-id counters (a probe object of each kind, made and removed: the next one's id
-tells whether any was made since) and the last pid. After a run, `traces`
+id counters (ipc_objects.IdCounter: a probe object of each kind, made and
+removed; the next one's id tells whether any was made since) and the last pid. After a run, `traces`
 compares; a run with any trace gets a fresh worker (the caller's job), after
-`remove_leftovers` has removed what it can as a second line. Network counters
+`ipc_objects.remove_leftovers` has removed what it can as a second line. Network counters
 and keyrings are out of reach (the seccomp filter allows AF_UNIX sockets
 only and denies the keyring calls); abstract sockets, timers and locks die with
 the processes holding them.
@@ -28,177 +28,12 @@ the processes holding them.
 permissions a run removed, and reports whether it managed.
 """
 
-import ctypes as _ctypes
 import os as _os
 import stat as _stat
 
-PROC_SYSVIPC = "/proc/sysvipc/"
+from env_servers.sandbox.ipc_objects import MQUEUE_DIR, SYSV_KINDS, IdCounter, read_proc_file
+
 NS_LAST_PID = "/proc/sys/kernel/ns_last_pid"
-MQUEUE_DIR = "/dev/mqueue"
-IPC_PRIVATE, IPC_RMID = 0, 0
-SYSV_KINDS = ("shm", "msg", "sem")
-SEQ_MULTIPLIERS = (1 << 15, 1 << 24)  # IPCMNI, and IPCMNI with the ipcmni_extend boot option
-MIN_ID_CYCLE = 64  # ipc_min_cycle: ids cycle through this many slots while none is in use
-
-_LIBC = _ctypes.CDLL(None, use_errno=True)
-_SHMGET, _SHMCTL = _LIBC.shmget, _LIBC.shmctl  # looked up once: forks then find them made
-_MSGGET, _MSGCTL = _LIBC.msgget, _LIBC.msgctl
-_SEMGET, _SEMCTL = _LIBC.semget, _LIBC.semctl
-
-
-def _read_all(path):
-    """A whole (proc) file, read to its end: one read returns a page at most."""
-    fd = _os.open(path, _os.O_RDONLY)
-    try:
-        chunks = []
-        while True:
-            chunk = _os.read(fd, 1 << 16)
-            if not chunk:
-                return b"".join(chunks)
-            chunks.append(chunk)
-    finally:
-        _os.close(fd)
-
-
-def sysv_ids(kind):
-    """The ids of every System V object of one kind (shm, msg, sem) in this IPC namespace."""
-    try:
-        rows = _read_all(PROC_SYSVIPC + kind).splitlines()[1:]
-    except OSError:
-        return []
-    ids = []
-    for row in rows:
-        fields = row.split()
-        if len(fields) > 1 and fields[1].isdigit():
-            ids.append(int(fields[1]))
-    return ids
-
-
-def _remove_sysv(kind, ident):
-    if kind == "shm":
-        return _SHMCTL(ident, IPC_RMID, None) == 0
-    if kind == "msg":
-        return _MSGCTL(ident, IPC_RMID, None) == 0
-    return _SEMCTL(ident, 0, IPC_RMID) == 0
-
-
-def remove_sysv_objects():
-    """Remove every System V object this process may remove; the number left."""
-    left = 0
-    for kind in SYSV_KINDS:
-        for ident in sysv_ids(kind):
-            if not _remove_sysv(kind, ident):
-                left += 1
-    return left
-
-
-def mqueue_names():
-    try:
-        return _os.listdir(MQUEUE_DIR) if _os.path.ismount(MQUEUE_DIR) else []
-    except OSError:
-        return []
-
-
-def remove_mqueues():
-    """Unlink every POSIX message queue (the sticky mqueue root lets the owner or CAP_FOWNER); the number left."""
-    for name in mqueue_names():
-        try:
-            _os.unlink(_os.path.join(MQUEUE_DIR, name))
-        except OSError:
-            pass
-    return len(mqueue_names())
-
-
-def remove_leftovers(other_uids=()):
-    """Remove the System V objects and POSIX queues of this IPC namespace, whoever owns them.
-
-    Removing a System V object takes its owner or creator (or CAP_SYS_ADMIN,
-    which no sandbox process has), so after this process's own pass a
-    short-lived child removes them as each uid in `other_uids` (the
-    candidate's): the caller never changes its own credentials. Returns how
-    many objects are left.
-    """
-    remove_sysv_objects()
-    remove_mqueues()
-    for uid in other_uids:
-        if not any(sysv_ids(kind) for kind in SYSV_KINDS):
-            break
-        pid = _os.fork()
-        if pid == 0:
-            try:
-                _os.setresuid(uid, uid, uid)
-                remove_sysv_objects()
-            finally:
-                _os._exit(0)
-        _wait_for(pid)
-    return sum(len(sysv_ids(kind)) for kind in SYSV_KINDS) + len(mqueue_names())
-
-
-def _wait_for(pid):
-    while True:
-        try:
-            _os.waitpid(pid, 0)
-            return
-        except InterruptedError:
-            continue
-        except ChildProcessError:
-            return
-
-
-# ---------------------------------------------------------------- traces
-
-
-def _probe_id(kind):
-    """Make one private object of `kind` and remove it at once; its id (None if none could be made)."""
-    if kind == "shm":
-        ident = _SHMGET(IPC_PRIVATE, 1, 0o600)
-    elif kind == "msg":
-        ident = _MSGGET(IPC_PRIVATE, 0o600)
-    else:
-        ident = _SEMGET(IPC_PRIVATE, 1, 0o600)
-    if ident < 0:
-        return None
-    _remove_sysv(kind, ident)
-    return ident
-
-
-class IdCounter:
-    """Where a kind's System V id counter stands, and where it must be after each probe alone.
-
-    An id is seq * multiplier + slot. While no object is in use the slot cycles
-    through a few values (ipc_min_cycle) and seq grows by one at each wrap
-    (ipc_idr_alloc); the multiplier depends on a boot option. Both are learnt
-    by probing until the ids wrap once.
-    """
-
-    def __init__(self, kind):
-        self.kind = kind
-        self.multiplier = self.cycle = None
-        previous = _probe_id(kind)
-        for _ in range(4 * MIN_ID_CYCLE):
-            if previous is None:
-                break
-            ident = _probe_id(kind)
-            if ident is None or ident != previous + 1:
-                self._learn(previous, ident)
-                previous = ident
-                break
-            previous = ident
-        self.last = previous if self.cycle else None
-
-    def _learn(self, previous, ident):
-        for multiplier in SEQ_MULTIPLIERS:
-            if ident is not None and ident % multiplier == 0 and ident // multiplier == previous // multiplier + 1:
-                self.multiplier, self.cycle = multiplier, previous % multiplier + 1
-                return
-
-    def expected(self):
-        slot = self.last % self.multiplier
-        return self.last + 1 if slot + 1 < self.cycle else (self.last // self.multiplier + 1) * self.multiplier
-
-    def probe_follows(self):
-        """Probe once; True if nothing was made since the last probe (the counter just moved on by one)."""
-        return _probe_id(self.kind) == self.expected()
 
 
 def _directory_state(path):
@@ -212,7 +47,7 @@ def _directory_state(path):
 
 def last_pid():
     try:
-        return int(_read_all(NS_LAST_PID))
+        return int(read_proc_file(NS_LAST_PID))
     except (OSError, ValueError):
         return None
 

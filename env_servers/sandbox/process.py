@@ -45,7 +45,7 @@ class ProcessLauncher(Launcher):
         self.design = check_design(design)
         self.python = python
         self._root: str | None = None
-        self._source = source_frame()
+        self._source = source_frame(self.design)
         self._starts = count()
         self._slot_dirs: dict[int, str] = {}
 

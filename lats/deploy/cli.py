@@ -58,7 +58,7 @@ def image(offline: bool, base: str | None, extras: str, models: tuple[str, ...],
     """Build the one image every service runs (deploy/Dockerfile); with --models, the
     gateway's image (compose: --tag lats-gateway:latest)."""
     from lats.deploy.images import ImageBuildError, build_service_image, source_root
-    from lats.deploy.rootfs import RootfsUnavailable
+    from env_servers.sandbox.rootfs import RootfsUnavailable
     from lats.deploy.wheels import WheelhouseError
 
     from llm_gateway.model_store import ModelStoreError, get_spec
@@ -87,7 +87,7 @@ def image(offline: bool, base: str | None, extras: str, models: tuple[str, ...],
 def postgres_image(tag: str, source: Path | None, docker_host: str | None) -> None:
     """Build Debian's PostgreSQL 15 as an image (for machines without a registry)."""
     from lats.deploy.images import ImageBuildError, build_postgres_image, source_root
-    from lats.deploy.rootfs import RootfsUnavailable
+    from env_servers.sandbox.rootfs import RootfsUnavailable
 
     client = _client(docker_host)
     try:

@@ -3,7 +3,7 @@
 `build_service_image` sends the source tree as the build context, with a
 wheelhouse under deploy/wheelhouse/ when the build is offline, and the base
 image as a build argument: `python:3.11-slim-bookworm` from a registry, or the
-debootstrap base (`lats/deploy/rootfs.py`) for machines without one. An
+debootstrap base (`env_servers/sandbox/rootfs.py`) for machines without one. An
 offline build runs with no network at all. With `models` (embedded models for
 the gateway), the model files come from this host's model cache into
 deploy/models/ of the context, so the image carries them without a network
@@ -24,10 +24,20 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import IO
 
-from lats.deploy.rootfs import POSTGRES_BASE, SERVICE_BASE, ensure_rootfs_image
+from env_servers.sandbox.rootfs import RootfsSpec, RootfsUnavailable, ensure_rootfs_image
+from lats_runtime.resources import cache_dir
 from lats.deploy.wheels import fill_wheelhouse
 
 REGISTRY_BASE = "python:3.11-slim-bookworm"
+# What every LATS service needs from the system: Python 3.11 with venv (the
+# image installs into /opt/lats), bubblewrap and python3-seccomp for the code
+# runner's sandbox (its worker runs on the system python3 under a seccomp
+# filter), tini as PID 1, CA certificates for HTTPS model endpoints, and GNU
+# OpenMP, which the embedded model's runtime (xllamacpp, the `local` extra) loads.
+SERVICE_BASE = RootfsSpec("lats-base", ("python3", "python3-venv", "python3-seccomp", "bubblewrap",
+                                        "tini", "ca-certificates", "libgomp1"))
+# Debian's PostgreSQL for the run store, where no registry offers postgres images.
+POSTGRES_BASE = RootfsSpec("lats-postgres-base", ("postgresql-15",))
 DEFAULT_TAG = "lats:latest"
 POSTGRES_TAG = "lats-postgres:15"
 # What deploy/Dockerfile copies from the source tree (see .dockerignore).
@@ -154,7 +164,11 @@ def build_service_image(client, source: Path, *, offline: bool, tag: str = DEFAU
             raise ImageBuildError(
                 f"an offline build installs wheels made by this Python ({sys.version.split()[0]}) "
                 "into the base's Python 3.11: run it with Python 3.11")
-        base = base or ensure_rootfs_image(client, SERVICE_BASE)
+        if base is None:
+            try:
+                base = ensure_rootfs_image(client, SERVICE_BASE, cache_dir("deploy"))
+            except RootfsUnavailable as error:
+                raise RootfsUnavailable(f"{error} (--base {REGISTRY_BASE})") from None
         wheelhouse = fill_wheelhouse(source, extras)
     base = base or REGISTRY_BASE
     with build_context(source, wheelhouse, model_files) as context:
@@ -169,7 +183,7 @@ def build_postgres_image(client, source: Path, tag: str = POSTGRES_TAG,
                          log: Callable[[str], None] = lambda line: None) -> BuildResult:
     """Debian's PostgreSQL 15 as an image that reads the official image's variables."""
     started = time.monotonic()
-    base = ensure_rootfs_image(client, POSTGRES_BASE)
+    base = ensure_rootfs_image(client, POSTGRES_BASE, cache_dir("deploy"))
     with build_context(source, None) as context:
         image_id = _run_build(client, context, dockerfile="deploy/offline/postgres.Dockerfile",
                               tag=tag, buildargs={"BASE": base}, network="none", log=log)

@@ -17,7 +17,8 @@ import threading
 import pytest
 
 from env_servers.sandbox.engine import EngineUnavailable, PrivateDockerd, find_engine, start_private_dockerd
-from env_servers.sandbox.image import ImageUnavailable, ensure_image
+from env_servers.sandbox.image import ensure_image
+from env_servers.sandbox.rootfs import RootfsUnavailable
 
 PREPARATION_TIMEOUT = 900.0
 
@@ -64,7 +65,7 @@ class DockerPreparation:
             finally:
                 client.close()
             self.url = url
-        except (EngineUnavailable, ImageUnavailable) as error:
+        except (EngineUnavailable, RootfsUnavailable) as error:
             self.reason = str(error)
         except Exception as error:  # an engine that answers but misbehaves
             self.reason = f"{type(error).__name__}: {error}"

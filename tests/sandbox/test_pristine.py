@@ -1,4 +1,4 @@
-"""The worker's pristine-state checks and cleanup (pristine.py), on the host: wipe, System V removal, traces."""
+"""The worker's pristine-state checks and cleanup (pristine.py, ipc_objects.py), on the host: wipe, System V removal, traces."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ import os
 
 import pytest
 
-from env_servers.sandbox import pristine
+from env_servers.sandbox import ipc_objects, pristine
 from env_servers.sandbox.plain_data import MAX_HASHED_ITEMS, MAX_ITEMS, from_json, to_json
 
 LIBC = ctypes.CDLL(None, use_errno=True)
@@ -133,10 +133,10 @@ def left_after_cleanup() -> int:
         finally:
             os._exit(0)
     os.waitpid(pid, 0)
-    listed = sum(len(pristine.sysv_ids(kind)) for kind in pristine.SYSV_KINDS)
+    listed = sum(len(ipc_objects.sysv_ids(kind)) for kind in ipc_objects.SYSV_KINDS)
     assert listed == 3 * 4000, listed  # the listing, read to its end, holds them all (many pages of it)
     keep_only_setuid()
-    return pristine.remove_leftovers([1])
+    return ipc_objects.remove_leftovers([1])
 
 
 @needs_root

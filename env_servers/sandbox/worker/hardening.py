@@ -1,0 +1,117 @@
+"""What the worker's processes may do: capabilities, uids, dumpability, signals and the seccomp filter."""
+
+import ctypes
+import errno
+import os
+import signal
+import _signal
+
+from env_servers.sandbox.worker.state import STATE
+
+LIBC = ctypes.CDLL(None, use_errno=True)  # made once here, used by every fork
+CAPSET, PRCTL = LIBC.capset, LIBC.prctl  # looked up once: each fork finds them made
+PR_SET_DUMPABLE = 4
+PR_SET_CHILD_SUBREAPER = 36
+CAP_KILL = 5
+AF_UNIX = 1
+
+
+class _CapHeader(ctypes.Structure):
+    _fields_ = [("version", ctypes.c_uint32), ("pid", ctypes.c_int)]
+
+
+class _CapData(ctypes.Structure):
+    _fields_ = [("effective", ctypes.c_uint32), ("permitted", ctypes.c_uint32), ("inheritable", ctypes.c_uint32)]
+
+
+_CAP_HEADER = _CapHeader(0x20080522, 0)  # _LINUX_CAPABILITY_VERSION_3, this process
+_ONLY_KILL = (_CapData * 2)()
+_ONLY_KILL[0].effective = _ONLY_KILL[0].permitted = 1 << CAP_KILL
+
+
+def keep_only_kill():
+    """Drop every capability but CAP_KILL (the judge must end the candidate, which has another uid)."""
+    if CAPSET(ctypes.byref(_CAP_HEADER), _ONLY_KILL) != 0:
+        raise OSError(ctypes.get_errno(), "capset failed")
+
+
+def become_candidate_uid():
+    """The candidate's (and tester's) first act when it has a uid of its own: switch to it, losing every capability."""
+    os.setgroups([])
+    os.setresgid(STATE.candidate_uid, STATE.candidate_uid, STATE.candidate_uid)
+    os.setresuid(STATE.candidate_uid, STATE.candidate_uid, STATE.candidate_uid)
+
+
+SUPERVISOR_IGNORES = (
+    "SIGINT", "SIGTERM", "SIGHUP", "SIGQUIT", "SIGUSR1", "SIGUSR2", "SIGPIPE", "SIGALRM",
+    "SIGTSTP", "SIGTTIN", "SIGTTOU", "SIGXCPU", "SIGXFSZ", "SIGVTALRM", "SIGPROF", "SIGWINCH",
+)  # fmt: skip
+IGNORED_NUMBERS = tuple(int(getattr(signal, name)) for name in SUPERVISOR_IGNORES)
+
+
+def restore_default_signals():
+    """Undo the supervisor's ignoring: back to what a fresh Python interpreter has."""
+    for number in IGNORED_NUMBERS:  # _signal, not signal: no enum work in every fork
+        _signal.signal(number, _signal.SIG_DFL)
+    _signal.signal(int(signal.SIGINT), _signal.default_int_handler)
+    _signal.signal(int(signal.SIGPIPE), _signal.SIG_IGN)
+    _signal.signal(int(signal.SIGXFSZ), _signal.SIG_IGN)
+
+
+DENIED_SYSCALLS = (
+    "ptrace", "process_vm_readv", "process_vm_writev", "perf_event_open", "bpf", "keyctl",
+    "add_key", "request_key", "mount", "umount2", "move_mount", "open_tree", "fsopen", "fsmount",
+    "fspick", "mount_setattr", "pivot_root", "chroot", "unshare", "setns", "kexec_load",
+    "kexec_file_load", "init_module", "finit_module", "delete_module", "reboot", "swapon", "swapoff",
+    "acct", "quotactl", "syslog", "userfaultfd", "io_uring_setup", "io_uring_enter",
+    "io_uring_register", "open_by_handle_at", "name_to_handle_at", "lookup_dcookie", "fanotify_init",
+    "process_madvise", "pidfd_getfd", "kcmp", "settimeofday", "clock_settime", "clock_adjtime",
+    "adjtimex", "vhangup", "uselib", "personality",
+)  # fmt: skip
+# socket() with any family but AF_UNIX is denied as well: no network counter (packets, errors) can carry
+# anything from one run to the next, even inside the sandbox's own network namespace.
+CLONE_NEW_FLAGS = (0x00000080, 0x00020000, 0x02000000, 0x04000000, 0x08000000, 0x10000000, 0x20000000, 0x40000000)
+
+
+def harden(use_seccomp):
+    """Make this process (and every fork of it) non-dumpable, deaf to signals and, optionally, filtered.
+
+    Returns whether the seccomp filter is loaded (see load_seccomp_filter).
+    """
+    if PRCTL(PR_SET_DUMPABLE, 0, 0, 0, 0) != 0:
+        raise OSError(ctypes.get_errno(), "prctl(PR_SET_DUMPABLE, 0) failed")
+    for number in IGNORED_NUMBERS:
+        _signal.signal(number, _signal.SIG_IGN)
+    if not use_seccomp:
+        return False
+    load_seccomp_filter()
+    return True
+
+
+def load_seccomp_filter():
+    """Load the filter this process and every fork of it keep (libseccomp through python3-seccomp).
+
+    It answers EPERM to every syscall in DENIED_SYSCALLS, to clone with a
+    namespace flag and to socket() for any family but AF_UNIX, and ENOSYS to
+    clone3 (whose flags it cannot see), so the C library falls back to clone.
+    Syscalls of another architecture (e.g. 32-bit int 0x80) kill the process.
+    """
+    try:
+        import seccomp
+    except ImportError:
+        raise SystemExit(
+            "the sandbox needs libseccomp's Python binding in the sandbox's python3: "
+            "install the Debian package python3-seccomp (`make setup` does)"
+        ) from None
+    denied = seccomp.ERRNO(errno.EPERM)
+    rules = seccomp.SyscallFilter(defaction=seccomp.ALLOW)
+    for name in DENIED_SYSCALLS:
+        try:
+            rules.add_rule(denied, name)
+        except (RuntimeError, ValueError, OSError):
+            pass  # a syscall this architecture does not have
+    for flag in CLONE_NEW_FLAGS:
+        rules.add_rule(denied, "clone", seccomp.Arg(0, seccomp.MASKED_EQ, flag, flag))
+    rules.add_rule(denied, "socket", seccomp.Arg(0, seccomp.NE, AF_UNIX))
+    rules.add_rule(seccomp.ERRNO(errno.ENOSYS), "clone3")
+    rules.load()
