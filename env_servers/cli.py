@@ -64,6 +64,22 @@ def snapshot_key_of(key: str | None, key_file: Path | None) -> str | None:
     return text
 
 
+def built_domain(name: str, domain_values: dict):
+    """The registered domain `name` built from its command-line settings; a usage
+    error for bad settings, a click error when the domain cannot serve here."""
+    cls = domain_class(name)
+    settings = None
+    if cls.settings_class is not None:
+        try:
+            settings = build_settings(cls.settings_class, domain_values)
+        except ValueError as error:
+            raise click.UsageError(str(error)) from error
+    try:
+        return cls(settings) if cls.settings_class is not None else cls()
+    except CannotServe as error:
+        raise click.ClickException(f"cannot serve {name}: {error}") from error
+
+
 def domain_command(name: str) -> click.Command:
     """`lats serve env NAME`: the server's options plus the domain's settings."""
     cls = domain_class(name)
@@ -73,16 +89,7 @@ def domain_command(name: str) -> click.Command:
     def serve(host: str, port: int, max_batch_actions: int, snapshot_key: str | None,
               snapshot_key_file: Path | None, deadline: float, metrics_port: int | None,
               **domain_values) -> None:
-        settings = None
-        if settings_class is not None:
-            try:
-                settings = build_settings(settings_class, domain_values)
-            except ValueError as error:
-                raise click.UsageError(str(error)) from error
-        try:
-            domain = cls(settings) if settings_class is not None else cls()
-        except CannotServe as error:
-            raise click.ClickException(f"cannot serve {name}: {error}") from error
+        domain = built_domain(name, domain_values)
         server_settings = EnvSettings(
             max_batch_actions=max_batch_actions,
             snapshot_key=snapshot_key_of(snapshot_key, snapshot_key_file))

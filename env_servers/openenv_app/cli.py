@@ -14,9 +14,9 @@ from pathlib import Path
 
 import click
 
-from env_servers.cli import EnvironmentCommands, snapshot_key_of
-from env_servers.core import CannotServe, EnvSettings
-from env_servers.core.domain_settings import build_settings, settings_options
+from env_servers.cli import EnvironmentCommands, built_domain, snapshot_key_of
+from env_servers.core import EnvSettings
+from env_servers.core.domain_settings import settings_options
 from env_servers.registry import domain_class
 
 
@@ -52,16 +52,7 @@ def openenv_command(name: str) -> click.Command:
 
         from env_servers.openenv_app.app import build_app
 
-        settings = None
-        if settings_class is not None:
-            try:
-                settings = build_settings(settings_class, domain_values)
-            except ValueError as error:
-                raise click.UsageError(str(error)) from error
-        try:
-            domain = cls(settings) if settings_class is not None else cls()
-        except CannotServe as error:
-            raise click.ClickException(f"cannot serve {name}: {error}") from error
+        domain = built_domain(name, domain_values)
         app = build_app(domain, EnvSettings(
             snapshot_key=snapshot_key_of(snapshot_key, snapshot_key_file)),
             max_concurrent_envs=max_concurrent_envs)
