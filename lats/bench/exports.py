@@ -98,7 +98,8 @@ def write_exports(records: list[dict], out: Path,
             predicted, gold = out / f"predictions-{name}.json", out / f"gold-{name}.json"
             try:
                 predictions.write_prediction_files(
-                    predicted, gold, [(r["task_id"], r["actions"]) for r in members])
+                    predicted, gold, [(r["task_id"], r["actions"])   # in task order, whatever
+                                      for r in sorted(members, key=lambda r: r["task_id"])])
             except KeyError as error:
                 exported.problems.append(f"no HotPotQA predictions for {name}: question "
                                          f"{error.args[0]!r} is in no question file here")

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import ctypes
 import os
+import select
+import signal
 
 import pytest
 
@@ -68,6 +70,9 @@ def test_wipe_reports_what_it_cannot_open(tmp_path):
 # ------------------------------------------------------------------ System V objects, in a namespace of their own
 
 
+STARTUP_SECONDS = 30
+
+
 def in_private_namespace(body) -> int:
     """Run `body()` in a forked child with a user and an IPC namespace of its own (uids 0 and 1 mapped)."""
     ready_r, ready_w = os.pipe()
@@ -78,6 +83,7 @@ def in_private_namespace(body) -> int:
         code = 99
         try:
             if LIBC.unshare(CLONE_NEWUSER) != 0:
+                os.write(ready_w, f"unshare(CLONE_NEWUSER) failed: errno {ctypes.get_errno()}".encode())
                 os._exit(98)
             os.write(ready_w, b"x")
             os.read(go_r, 1)
@@ -89,14 +95,20 @@ def in_private_namespace(body) -> int:
             os.write(result_w, str(code).encode())
         finally:
             os._exit(0)
-    os.read(ready_r, 1)
+    for end in (ready_w, go_r, result_w):   # the child's ends: EOF if it dies early
+        os.close(end)
+    ready, _, _ = select.select([ready_r], [], [], STARTUP_SECONDS)
+    said = os.read(ready_r, 256) if ready else b""
+    if said != b"x":
+        os.kill(pid, signal.SIGKILL)
+        os.waitpid(pid, 0)
+        pytest.fail(f"the namespace child did not start: {said.decode() or 'no word in time'}")
     base = 3_900_000
     for name in ("uid_map", "gid_map"):
         with open(f"/proc/{pid}/{name}", "w") as handle:
             handle.write(f"0 {base} 2\n")
     os.write(go_w, b"x")
     os.waitpid(pid, 0)
-    os.close(result_w)
     output = os.read(result_r, 64)
     return int(output) if output else -1
 
