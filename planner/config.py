@@ -13,9 +13,9 @@ from __future__ import annotations
 from lats_pb import environment_pb2 as env_pb
 from lats_pb import planner_pb2 as pb
 
-from planner.context import ANSWER_RULES
-from planner.lats import DEFAULT_ITERATIONS, DEFAULT_MAX_DEPTH, DEFAULT_N_SAMPLES, LatsConfig
 from planner.methods.registry import MethodSpec, UnknownMethod, method_spec
+from planner.search_config import (ANSWER_RULES, DEFAULT_ITERATIONS, DEFAULT_MAX_DEPTH,
+                                   DEFAULT_N_SAMPLES, LatsConfig)
 
 MAX_N_SAMPLES = 64
 MAX_ITERATIONS = 10_000

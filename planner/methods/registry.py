@@ -20,9 +20,8 @@ from types import MappingProxyType
 from lats_pb import environment_pb2 as env_pb
 from lats_runtime.quoting import quoted
 
-from planner.context import LatsConfig
 from planner.environment import Environment, TaskRef
-from planner.lats import Mcts
+from planner.mcts import Mcts
 from planner.methods.cot import CotSearch
 from planner.methods.react import TrajectorySampler
 from planner.methods.reflexion import ReflexionSearch
@@ -31,6 +30,7 @@ from planner.methods.tot import BfsSearch, DfsSearch
 from planner.events import EventSink
 from planner.model_client import ModelClient
 from planner.search import Search, Strategy
+from planner.search_config import LatsConfig
 
 _NO_VALUE = {"n_samples": 1, "reflect_each_failure": False}
 # The paper's algorithm (Zhou et al., 2024), as its code runs it.

@@ -7,7 +7,7 @@ from lats_pb import environment_pb2 as env_pb
 from lats_pb import planner_pb2 as pb
 
 from planner.config import ConfigError, effective_config, to_proto
-from planner.lats import Mcts
+from planner.mcts import Mcts
 from planner.methods import METHODS, method_spec
 from planner.methods.cot import CotSearch
 from planner.methods.react import TrajectorySampler

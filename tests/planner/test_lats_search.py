@@ -1,4 +1,4 @@
-"""The LATS search (planner.lats.Mcts over planner.context) against in-process fakes, including the official code's pitfalls."""
+"""The LATS search (planner.mcts.Mcts over planner.context) against in-process fakes, including the official code's pitfalls."""
 
 import asyncio
 import copy
@@ -7,7 +7,7 @@ import pytest
 
 from planner.environment_client import TaskRef
 from planner.events import EventSink
-from planner.lats import LatsConfig
+from planner.search_config import LatsConfig
 from planner.methods import method_spec
 
 from tests.planner.fakes import PathEnv, RuleModel, description
