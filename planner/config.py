@@ -48,7 +48,7 @@ def resolve_method(request: pb.SearchConfig) -> MethodSpec:
 
 def _hinted(hints: env_pb.SearchHints) -> dict:
     values: dict = dict(root_samples=hints.root_samples,
-                        reflect_each_failure=hints.reflect_each_failure,
+                        complete_answer_actions=hints.reflect_each_failure,
                         reward_in_value=hints.reward_in_value)
     for name in ("n_samples", "iterations", "max_depth"):
         if getattr(hints, name):

@@ -92,11 +92,12 @@ class SearchContext:
 
     # ------------------------------------------------------------- judgements
     @property
-    def every_action_is_answer(self) -> bool:
+    def complete_answer_actions(self) -> bool:
         """The environment's fact that each action is a complete answer attempt
         (a whole program): a failed attempt is not terminal, and the next step
         is another attempt, not a continuation (DescribeResponse.facts; servers
-        that predate the facts state it as the hint reflect_each_failure)."""
+        that predate the facts state it as the search hint reflect_each_failure,
+        which is what config.complete_answer_actions is taken from)."""
         return (self.description.facts.complete_answer_actions
                 or self.description.prompt_pack.search_hints.reflect_each_failure)
 
@@ -192,7 +193,7 @@ class SearchContext:
         """The model's greedy first action: where every action is an answer, CoT's very
         request (prompt, stop sequences, token limit, seed) at temperature 0, read as CoT
         reads it; elsewhere the act prompt at temperature 0. "" if it gave none."""
-        if not self.every_action_is_answer:
+        if not self.complete_answer_actions:
             return await self.propose(self.root, (), key=f"{self.root.id}@greedy",
                                       temperature=0.0, count=False)
         stop, max_tokens = self.transcript_params()
@@ -207,7 +208,7 @@ class SearchContext:
         """(stop sequences, token limit) of a CoT transcript. Where every action is a
         complete answer only its first action is read, so it stops where an act
         completion stops; elsewhere it has room for d actions and guessed observations."""
-        if self.every_action_is_answer:
+        if self.complete_answer_actions:
             return tuple(self.pack.act_stop), self.pack.act_max_tokens or MIN_TRANSCRIPT_TOKENS
         per_step = self.pack.act_max_tokens or 128
         wanted = 2 * per_step * self.config.max_depth
@@ -241,7 +242,7 @@ class SearchContext:
         solved = any(self.is_success(child) for child in children)
         await asyncio.gather(*(self.evaluate(child, lm=not solved) for child in children))
         self._close_finished(node, children, unsent)
-        if (self.config.reflection and self.config.reflect_each_failure and not solved
+        if (self.config.reflection and self.config.complete_answer_actions and not solved
                 and not self.config.lazy_reflection):
             await asyncio.gather(*(self.reflect(child) for child in children
                                    if not child.invalid_action))
@@ -422,7 +423,7 @@ class SearchContext:
         """With lazy_reflection: the reflection on a failed attempt, made when the node
         is about to be expanded (its children's prompts are the only ones that show it)."""
         config = self.config
-        if (config.reflection and config.reflect_each_failure and config.lazy_reflection
+        if (config.reflection and config.complete_answer_actions and config.lazy_reflection
                 and node is not self.root and not node.invalid_action and not node.reflection
                 and not self.is_success(node)):
             await self.reflect(node)
@@ -432,13 +433,13 @@ class SearchContext:
         return self.config.answer_rule == "agreement" and self.answers.settled()
 
     async def reflect(self, leaf: Node) -> None:
-        """A reflection on `leaf`: in its branch (reflect_each_failure) or in memory."""
+        """A reflection on `leaf`: in its branch (config.complete_answer_actions) or in memory."""
         texts = await self.sample(self.renderer.reflect(leaf), "reflect", leaf.id, 1, 0.0,
                                   self.pack.reflect_stop, self.pack.reflect_max_tokens or 256)
         text = texts[0].strip() if texts else ""
         if not text:
             return
-        if self.config.reflect_each_failure:
+        if self.config.complete_answer_actions:
             leaf.reflection = text          # shown in this branch only
         else:
             self.reflections.append(text)   # global memory for later prompts

@@ -170,7 +170,7 @@ class _TreeSearch:
         if ctx.answer_settled() or (ctx.is_success(end) and config.answer_rule != "agreement"):
             self._stop_all()
             return
-        if (config.reflection and not config.reflect_each_failure
+        if (config.reflection and not config.complete_answer_actions
                 and (end.terminal or end.depth >= config.max_depth)):
             await ctx.reflect(end)
 

@@ -31,7 +31,10 @@ class LatsConfig:
     max_reflections: int = 3
     value_samples: int = 1
     root_samples: int = 0                   # samples at the root (0 = n)
-    reflect_each_failure: bool = False      # per-child reflections instead of per-rollout
+    # The environment's statement that each action is a whole answer attempt (its
+    # search hint reflect_each_failure): each failed attempt then gets its own
+    # reflection, in its branch, instead of one per rollout in memory.
+    complete_answer_actions: bool = False
     reward_in_value: bool = False           # V = lambda*LM + (1-lambda)*reward
     lm_value: bool = True                   # ablation off: V = SC (or reward), no value calls
     parallel: int = 1                       # P: MCTS selections in flight at once

@@ -70,7 +70,7 @@ class CotSearch(Strategy):
             actions = split_transcript(text, pack.step_template, node.depth + 1,
                                        pack.act_stop, pack.action_prefix_pattern,
                                        depth - node.depth)
-            if ctx.every_action_is_answer:
+            if ctx.complete_answer_actions:
                 actions = actions[:1]            # the attempt; the rest is the model's guess
             for action in actions:
                 if node.terminal:
@@ -78,7 +78,7 @@ class CotSearch(Strategy):
                 ctx.nodes_expanded += 1
                 node = await ctx.extend(node, action)
             if (not actions or node.terminal or node.depth >= depth
-                    or ctx.every_action_is_answer):
+                    or ctx.complete_answer_actions):
                 break
             try:
                 stop, max_tokens = ctx.transcript_params()

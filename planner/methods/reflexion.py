@@ -40,7 +40,7 @@ class ReflexionSearch(Strategy):
     """Trials with a memory of reflections until one passes or k are spent."""
 
     async def search(self, ctx: SearchContext) -> SearchResult:
-        if ctx.config.reflect_each_failure:
+        if ctx.config.complete_answer_actions:
             return await self._attempts_in_one_branch(ctx)
         return await self._trials_with_memory(ctx)
 

@@ -32,7 +32,7 @@ from planner.model_client import ModelClient
 from planner.search import Search, Strategy
 from planner.search_config import LatsConfig
 
-_NO_VALUE = {"n_samples": 1, "reflect_each_failure": False}
+_NO_VALUE = {"n_samples": 1, "complete_answer_actions": False}
 # The paper's algorithm (Zhou et al., 2024), as its code runs it.
 _PAPER = {"greedy_first": False, "answer_rule": "value", "dedup": False, "stop_class_size": 1,
           "agreement_weight": 0.0, "lazy_reflection": False}

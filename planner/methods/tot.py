@@ -46,7 +46,7 @@ class DfsSearch(Strategy):
         last one); True when k are spent."""
         if self.trajectory >= ctx.config.iterations:
             return True
-        if ctx.config.reflection and not ctx.config.reflect_each_failure:
+        if ctx.config.reflection and not ctx.config.complete_answer_actions:
             await ctx.reflect(leaf)
         self.trajectory += 1
         ctx.events.iteration(self.trajectory)

@@ -59,7 +59,7 @@ def test_best_of_k_samples_and_keeps_k():
 def test_reflexion_is_greedy_and_keeps_the_environments_reflection_style():
     hints = env_pb.SearchHints(reflect_each_failure=True, root_samples=1)
     c = effective_config(pb.SearchConfig(method="reflexion", iterations=4), hints)
-    assert (c.iterations, c.n_samples, c.temperature, c.reflect_each_failure) == (4, 1, 0.0, True)
+    assert (c.iterations, c.n_samples, c.temperature, c.complete_answer_actions) == (4, 1, 0.0, True)
 
 
 def test_tot_uses_the_lm_value_only_unless_the_request_says_otherwise():
