@@ -21,6 +21,7 @@ from lats_pb import environment_pb2 as env_pb
 from lats_runtime.quoting import quoted
 
 from planner.environment import Environment, TaskRef
+from planner.evaluation import Evaluator
 from planner.mcts import Mcts
 from planner.methods.cot import CotSearch
 from planner.methods.react import TrajectorySampler
@@ -59,11 +60,14 @@ class MethodSpec:
 
     def search(self, env: Environment, description: env_pb.DescribeResponse,
                model: ModelClient, config: LatsConfig, task: TaskRef, events: EventSink,
-               fallback_env: Environment | None = None) -> Search:
-        """A search of `task` by this method (the fallback environment only if it uses one)."""
+               fallback_env: Environment | None = None,
+               evaluator: Evaluator | None = None) -> Search:
+        """A search of `task` by this method (the fallback environment only if it uses one),
+        valuing nodes with `evaluator` (default: the one `config` names)."""
         return Search(env, description, model, config, task, events, self.strategy(),
                       make_strategy=self.strategy,
-                      fallback_env=fallback_env if self.falls_back else None)
+                      fallback_env=fallback_env if self.falls_back else None,
+                      evaluator=evaluator)
 
 
 METHODS: dict[str, MethodSpec] = {spec.name: spec for spec in (
