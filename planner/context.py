@@ -1,8 +1,8 @@
 """One search context: everything a search strategy does to the tree.
 
 A `SearchContext` holds one episode of one task: the environment interface
-(planner.environment), the model client, the effective settings, the event
-sink, the tree under `root` and the reflection memory. Its operations are the
+(planner.environment), the model client, the effective settings, the evaluator,
+the event sink, the tree under `root` and the reflection memory. Its operations are the
 building blocks every strategy (planner.methods) is made of:
 
   start        the episode (with the pack's one-off setup generation first)
@@ -18,7 +18,8 @@ building blocks every strategy (planner.methods) is made of:
   propose /    one action at a node / one child stepped from a node
   extend
   rollout      one ReAct trajectory from the root
-  evaluate     a child's value (LM value and second term, planner.evaluation)
+  evaluate     a child's value (by the evaluator the search was given,
+               planner.evaluation)
   reflect      a reflection on a failed node, kept in memory or in the branch
   default_answer, score
                 the node to report (answer_rule "value": the paper's; or
@@ -28,7 +29,8 @@ building blocks every strategy (planner.methods) is made of:
 Strategies never reach past the context to the environment or the model, so
 every method runs through the same protocol, prompt pack, model budget and
 accounting. `nodes_expanded` counts model generations at a state: one per act
-call (or per step of a model-written transcript).
+call (or per step of a model-written transcript); `iterations` is what k counts
+for the strategy, kept up to date by it (a search that fails midway reports it).
 """
 
 from __future__ import annotations

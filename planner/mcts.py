@@ -12,11 +12,12 @@ One iteration of the search:
      self-consistency is their share of the n, and with dedup a repeat of
      any node of the tree is merged into it. All children are stepped in one
      Step call on the parent's snapshot.
-  3. Evaluation: each new non-terminal child gets
-     V = lambda * LM + (1 - lambda) * SC (planner.evaluation), all children
-     concurrently. A terminal child's value is its normalised reward; an
-     action the environment rejected as invalid gets V = 0 without a model call.
-     With the LM value switched off (an ablation) V = SC and no call is made.
+  3. Evaluation: each new non-terminal child is valued by the search's
+     evaluator (planner.evaluation; by default V = lambda * LM + (1 - lambda)
+     * SC), all children concurrently. A terminal child's value is its
+     normalised reward; an action the environment rejected as invalid gets
+     V = 0 without a model call. With the LM value switched off (an
+     ablation) the evaluator is SC alone and no call is made.
   4. Simulation: from the best new child, keep expanding and moving to the
      highest-value child until a terminal state or the depth limit.
   5. Backpropagation: the rollout's reward r (the normalised terminal reward,
