@@ -23,7 +23,7 @@ import time
 from fractions import Fraction
 from functools import lru_cache
 
-from planner.context import LatsConfig
+from planner.search_config import LatsConfig
 from planner.environment import TaskRef
 from planner.environment_client import connect_environment
 from planner.events import EventSink

@@ -48,7 +48,7 @@ class AnswerBook:
     def repeat_of_text(self, action: str) -> Node | None:
         """The node whose action is this text, where every action is an answer (its
         result does not depend on the attempts before it)."""
-        if not self._ctx.every_action_is_answer:
+        if not self._ctx.complete_answer_actions:
             return None
         return self._by_text.get(action_key(action))
 
@@ -95,7 +95,7 @@ class AnswerBook:
                            f"environment's checks ({_votes(best)} samples"
                            + (", the greedy attempt among them)" if greedy in best else ")"))
             return chosen
-        if greedy is not None and not greedy.invalid_action and self._ctx.every_action_is_answer:
+        if greedy is not None and not greedy.invalid_action and self._ctx.complete_answer_actions:
             self.reason = "no answer passed the environment's checks: the greedy attempt"
             return greedy
         return None

@@ -13,9 +13,9 @@ from __future__ import annotations
 from lats_pb import environment_pb2 as env_pb
 from lats_pb import planner_pb2 as pb
 
-from planner.context import ANSWER_RULES
-from planner.lats import DEFAULT_ITERATIONS, DEFAULT_MAX_DEPTH, DEFAULT_N_SAMPLES, LatsConfig
 from planner.methods.registry import MethodSpec, UnknownMethod, method_spec
+from planner.search_config import (ANSWER_RULES, DEFAULT_ITERATIONS, DEFAULT_MAX_DEPTH,
+                                   DEFAULT_N_SAMPLES, LatsConfig)
 
 MAX_N_SAMPLES = 64
 MAX_ITERATIONS = 10_000
@@ -48,7 +48,7 @@ def resolve_method(request: pb.SearchConfig) -> MethodSpec:
 
 def _hinted(hints: env_pb.SearchHints) -> dict:
     values: dict = dict(root_samples=hints.root_samples,
-                        reflect_each_failure=hints.reflect_each_failure,
+                        complete_answer_actions=hints.reflect_each_failure,
                         reward_in_value=hints.reward_in_value)
     for name in ("n_samples", "iterations", "max_depth"):
         if getattr(hints, name):

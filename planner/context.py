@@ -1,8 +1,8 @@
 """One search context: everything a search strategy does to the tree.
 
 A `SearchContext` holds one episode of one task: the environment interface
-(planner.environment), the model client, the effective settings, the event
-sink, the tree under `root` and the reflection memory. Its operations are the
+(planner.environment), the model client, the effective settings, the evaluator,
+the event sink, the tree under `root` and the reflection memory. Its operations are the
 building blocks every strategy (planner.methods) is made of:
 
   start        the episode (with the pack's one-off setup generation first)
@@ -18,7 +18,8 @@ building blocks every strategy (planner.methods) is made of:
   propose /    one action at a node / one child stepped from a node
   extend
   rollout      one ReAct trajectory from the root
-  evaluate     a child's value (LM value and second term, planner.evaluation)
+  evaluate     a child's value (by the evaluator the search was given,
+               planner.evaluation)
   reflect      a reflection on a failed node, kept in memory or in the branch
   default_answer, score
                 the node to report (answer_rule "value": the paper's; or
@@ -28,80 +29,32 @@ building blocks every strategy (planner.methods) is made of:
 Strategies never reach past the context to the environment or the model, so
 every method runs through the same protocol, prompt pack, model budget and
 accounting. `nodes_expanded` counts model generations at a state: one per act
-call (or per step of a model-written transcript).
+call (or per step of a model-written transcript); `iterations` is what k counts
+for the strategy, kept up to date by it (a search that fails midway reports it).
 """
 
 from __future__ import annotations
 
 import asyncio
 import hashlib
-import logging
 import time
 from collections.abc import Sequence
-from dataclasses import dataclass, field
 
 from lats_pb import environment_pb2 as env_pb
 
 from planner.environment import Environment, TaskRef
 from planner.answers import AnswerBook
-from planner.evaluation import answer_agreement, combined_value, lm_scores, self_consistency
+from planner.evaluation import Evaluator, answer_agreement, self_consistency
 from planner.events import EventSink
 from planner.model_client import ModelClient, SamplingParams
 from planner.prompting import PromptRenderer, action_key, clean_action
+from planner.search_config import LatsConfig
 from planner.transcript import split_transcript
 from planner.tree import Node, mark_exhausted, reopen
 
-log = logging.getLogger(__name__)
-
-DEFAULT_N_SAMPLES = 5
-DEFAULT_ITERATIONS = 30
-DEFAULT_MAX_DEPTH = 7
 MIN_TRANSCRIPT_TOKENS = 256
 MAX_TRANSCRIPT_TOKENS = 2048
 MAX_DRAWS = 3          # expansions of one node when every sample repeated a known node
-ANSWER_RULES = ("value", "agreement")
-
-
-@dataclass(frozen=True)
-class LatsConfig:
-    """The search's hyperparameters (names as in the paper)."""
-
-    n_samples: int = DEFAULT_N_SAMPLES      # n
-    iterations: int = DEFAULT_ITERATIONS    # k
-    max_depth: int = DEFAULT_MAX_DEPTH      # d
-    exploration_weight: float = 1.0         # w
-    value_weight: float = 0.5               # lambda
-    reflection: bool = True
-    simulate: bool = True
-    temperature: float = 1.0
-    seed: int = 0
-    max_reflections: int = 3
-    value_samples: int = 1
-    root_samples: int = 0                   # samples at the root (0 = n)
-    reflect_each_failure: bool = False      # per-child reflections instead of per-rollout
-    reward_in_value: bool = False           # V = lambda*LM + (1-lambda)*reward
-    lm_value: bool = True                   # ablation off: V = SC (or reward), no value calls
-    parallel: int = 1                       # P: MCTS selections in flight at once
-    greedy_first: bool = False              # the root's first child is CoT's greedy attempt
-    answer_rule: str = "value"              # "value" (the paper) | "agreement"
-    dedup: bool = False                     # repeats anywhere in the tree merged, not rescored
-    stop_class_size: int = 1                # agreement: stop once a passing class is this big
-    agreement_weight: float = 0.0           # beta: behaviour agreement in the second term
-    lazy_reflection: bool = False           # reflect on a failed node when it is selected
-    widening: float = 0.0                   # alpha: progressive widening (0 = off)
-
-
-@dataclass
-class SearchOutcome:
-    status: str                   # "solved" | "failed"
-    answer: Node | None
-    reason: str = ""
-    iterations: int = 0
-    nodes_expanded: int = 0
-    wall_seconds: float = 0.0
-    score: env_pb.ScoreResponse | None = None
-    reflections: list[str] = field(default_factory=list)
-    answer_reason: str = ""       # why the answer was chosen (answer_rule "agreement")
 
 
 def derived_seed(seed: int, purpose: str, key: str) -> int:
@@ -115,12 +68,14 @@ class SearchContext:
     """One episode's tree, memory and services; the strategies' operations."""
 
     def __init__(self, env: Environment, description: env_pb.DescribeResponse,
-                 model: ModelClient, config: LatsConfig, task: TaskRef, events: EventSink):
+                 model: ModelClient, config: LatsConfig, task: TaskRef, events: EventSink,
+                 evaluator: Evaluator):
         self.env = env
         self.description = description
         self.pack = description.prompt_pack
         self.model = model
         self.config = config
+        self.evaluator = evaluator
         self.task = task
         self.events = events
         self.reflections: list[str] = []
@@ -131,7 +86,7 @@ class SearchContext:
         self.value_parse_failures = 0
         self.max_action_bytes = description.limits.max_action_bytes
         self.answers = AnswerBook(self)
-        self.progress: SearchOutcome | None = None   # the outcome the strategy is filling in
+        self.iterations = 0      # what k counts for the strategy, so far (it keeps this up)
         reward_range = description.reward_range
         self._reward_low = reward_range.min
         self._reward_span = (reward_range.max - reward_range.min) or 1.0
@@ -139,11 +94,12 @@ class SearchContext:
 
     # ------------------------------------------------------------- judgements
     @property
-    def every_action_is_answer(self) -> bool:
+    def complete_answer_actions(self) -> bool:
         """The environment's fact that each action is a complete answer attempt
         (a whole program): a failed attempt is not terminal, and the next step
         is another attempt, not a continuation (DescribeResponse.facts; servers
-        that predate the facts state it as the hint reflect_each_failure)."""
+        that predate the facts state it as the search hint reflect_each_failure,
+        which is what config.complete_answer_actions is taken from)."""
         return (self.description.facts.complete_answer_actions
                 or self.description.prompt_pack.search_hints.reflect_each_failure)
 
@@ -216,50 +172,30 @@ class SearchContext:
             child.answer_key = "" if stepped.invalid_action else stepped.answer_key
 
     async def evaluate(self, child: Node, lm: bool = True) -> None:
-        """Sets the child's LM score and value; counts as its first visit.
+        """Sets the child's value (and LM score) and counts it as its first visit: an
+        invalid action is worth 0 and a terminal state (outside honest mode) its
+        normalised reward; anything else is the evaluator's (planner.evaluation).
 
         With `lm` false (a sibling already succeeded, so the value cannot
-        matter) no value call is made: V is the second term alone."""
+        matter) the evaluator makes no model call."""
         if child.invalid_action:
             child.lm_score, child.value = 0.0, 0.0
         elif child.terminal and not self.honest:
             child.value = self.normalised(child.reward)
-        elif not (self.config.lm_value and lm and self.config.value_weight > 0):
-            # "No LM value heuristic" ablation (or lambda 0): only the second term, for free.
-            child.value = self.second_term(child)
         else:
-            samples = max(1, self.config.value_samples)
-            texts = await self.sample(
-                self.renderer.value(child, self.recent_reflections()), "value", child.id, samples,
-                0.0 if samples == 1 else self.config.temperature,
-                self.pack.value_stop, self.pack.value_max_tokens)
-            child.lm_score, misses = lm_scores(
-                texts, self.pack.value_pattern or r"score is\s*(\d+(?:\.\d+)?)",
-                self.pack.value_min, self.pack.value_max or 10.0)
-            if misses:
-                self.value_parse_failures += misses
-                log.warning("value pattern %r matched none of %d value completion(s) for node "
-                            "%s (counted as the lowest score): %r", self.pack.value_pattern,
-                            misses, child.id, texts[0][:200] if texts else "")
-            child.value = combined_value(child.lm_score, self.second_term(child),
-                                         self.config.value_weight)
+            estimate = await self.evaluator.evaluate(self, child, calls=lm)
+            child.value = estimate.value
+            if estimate.lm_score is not None:
+                child.lm_score = estimate.lm_score
+            self.value_parse_failures += estimate.parse_misses
         child.visits = 1
         self.events.node_evaluated(child)
-
-    def second_term(self, child: Node) -> float:
-        """What V mixes with the LM score: SC (or the step's reward), with beta of
-        behaviour agreement where the environment gives answer keys."""
-        second = self.normalised(child.reward) if self.config.reward_in_value else child.sc_score
-        beta = self.config.agreement_weight
-        if beta and child.answer_key:
-            second = (1.0 - beta) * second + beta * child.agreement
-        return second
 
     async def greedy_attempt(self) -> str:
         """The model's greedy first action: where every action is an answer, CoT's very
         request (prompt, stop sequences, token limit, seed) at temperature 0, read as CoT
         reads it; elsewhere the act prompt at temperature 0. "" if it gave none."""
-        if not self.every_action_is_answer:
+        if not self.complete_answer_actions:
             return await self.propose(self.root, (), key=f"{self.root.id}@greedy",
                                       temperature=0.0, count=False)
         stop, max_tokens = self.transcript_params()
@@ -274,7 +210,7 @@ class SearchContext:
         """(stop sequences, token limit) of a CoT transcript. Where every action is a
         complete answer only its first action is read, so it stops where an act
         completion stops; elsewhere it has room for d actions and guessed observations."""
-        if self.every_action_is_answer:
+        if self.complete_answer_actions:
             return tuple(self.pack.act_stop), self.pack.act_max_tokens or MIN_TRANSCRIPT_TOKENS
         per_step = self.pack.act_max_tokens or 128
         wanted = 2 * per_step * self.config.max_depth
@@ -293,14 +229,35 @@ class SearchContext:
         Returns the children added; none when every sample was a repeat (the
         node may then be expanded again with fresh samples, up to MAX_DRAWS).
         """
+        draw = node.draws
+        node.draws += 1
+        greedy = self.config.greedy_first and node is self.root and self.answers.greedy is None
+        actions = await self._sample_actions(node, draw, greedy)
+        self.nodes_expanded += 1
+        children, sample_nodes = self._children_of(node, actions)
+        if greedy and sample_nodes and sample_nodes[0] in children:
+            self.answers.greedy = sample_nodes[0]
+        unsent = [c for c in children if c.invalid_action]    # never sent: not states
+        await self.step_children(node, [c for c in children if not c.invalid_action])
+        children, sample_nodes = self._merge_answer_repeats(children, sample_nodes)
+        self._attach(node, children, sample_nodes, draw)
+        solved = any(self.is_success(child) for child in children)
+        await asyncio.gather(*(self.evaluate(child, lm=not solved) for child in children))
+        self._close_finished(node, children, unsent)
+        if (self.config.reflection and self.config.complete_answer_actions and not solved
+                and not self.config.lazy_reflection):
+            await asyncio.gather(*(self.reflect(child) for child in children
+                                   if not child.invalid_action))
+        return children
+
+    async def _sample_actions(self, node: Node, draw: int, greedy: bool) -> list[str]:
+        """The n actions of one expansion of `node` (its `draw`-th): with `greedy`,
+        the greedy attempt first and n - 1 sampled (root_samples at the root)."""
         n = self.config.n_samples
         if node.parent is None and self.config.root_samples:
             n = self.config.root_samples
-        draw = node.draws
-        node.draws += 1
         key = node.id if draw == 0 else f"{node.id}#{draw}"
         actions: list[str] = []
-        greedy = self.config.greedy_first and node is self.root and self.answers.greedy is None
         if greedy:
             actions.append(await self.greedy_attempt())
             n -= 1
@@ -309,13 +266,12 @@ class SearchContext:
                 self.renderer.act(node, self.recent_reflections()), "act", key, n,
                 self.config.temperature, self.pack.act_stop, self.pack.act_max_tokens)
             actions += [clean_action(t, self.pack.action_prefix_pattern) for t in texts]
-        self.nodes_expanded += 1
-        children, sample_nodes = self._children_of(node, actions)
-        if greedy and sample_nodes and sample_nodes[0] in children:
-            self.answers.greedy = sample_nodes[0]
-        unsent = [c for c in children if c.invalid_action]    # never sent: not states
-        await self.step_children(node, [c for c in children if not c.invalid_action])
-        children, sample_nodes = self._merge_answer_repeats(children, sample_nodes)
+        return actions
+
+    def _attach(self, node: Node, children: list[Node], sample_nodes: list[Node | None],
+                draw: int) -> None:
+        """Adds the stepped `children` under `node` with their answer agreement among
+        the expansion's samples, and announces them."""
         agreement = answer_agreement([n.answer_key if n is not None else ""
                                       for n in sample_nodes])
         for child in children:
@@ -327,8 +283,11 @@ class SearchContext:
         for child in children:
             self.answers.register(child)
             self.events.node_added(child)
-        solved = any(self.is_success(child) for child in children)
-        await asyncio.gather(*(self.evaluate(child, lm=not solved) for child in children))
+
+    def _close_finished(self, node: Node, children: list[Node], unsent: list[Node]) -> None:
+        """Marks what cannot be explored further: terminal children, children at the
+        depth limit and invalid ones; `node` itself when its draw added nothing
+        (after MAX_DRAWS such draws with dedup, else at once)."""
         for child in children:
             if child.terminal or child.depth >= self.config.max_depth or child in unsent:
                 mark_exhausted(child)
@@ -340,11 +299,6 @@ class SearchContext:
                 mark_exhausted(node)
             elif not node.children:
                 node.expanded = False          # every sample repeated a known node: draw again
-        if (self.config.reflection and self.config.reflect_each_failure and not solved
-                and not self.config.lazy_reflection):
-            await asyncio.gather(*(self.reflect(child) for child in children
-                                   if not child.invalid_action))
-        return children
 
     def _children_of(self, node: Node, actions: list[str]) -> tuple[list[Node], list[Node | None]]:
         """New children for the sampled `actions` (identical ones merged, invalid ones
@@ -471,7 +425,7 @@ class SearchContext:
         """With lazy_reflection: the reflection on a failed attempt, made when the node
         is about to be expanded (its children's prompts are the only ones that show it)."""
         config = self.config
-        if (config.reflection and config.reflect_each_failure and config.lazy_reflection
+        if (config.reflection and config.complete_answer_actions and config.lazy_reflection
                 and node is not self.root and not node.invalid_action and not node.reflection
                 and not self.is_success(node)):
             await self.reflect(node)
@@ -481,13 +435,13 @@ class SearchContext:
         return self.config.answer_rule == "agreement" and self.answers.settled()
 
     async def reflect(self, leaf: Node) -> None:
-        """A reflection on `leaf`: in its branch (reflect_each_failure) or in memory."""
+        """A reflection on `leaf`: in its branch (config.complete_answer_actions) or in memory."""
         texts = await self.sample(self.renderer.reflect(leaf), "reflect", leaf.id, 1, 0.0,
                                   self.pack.reflect_stop, self.pack.reflect_max_tokens or 256)
         text = texts[0].strip() if texts else ""
         if not text:
             return
-        if self.config.reflect_each_failure:
+        if self.config.complete_answer_actions:
             leaf.reflection = text          # shown in this branch only
         else:
             self.reflections.append(text)   # global memory for later prompts

@@ -14,7 +14,7 @@ from lats_runtime.finite import non_finite_at
 from lats_runtime.quoting import quoted
 from lats_runtime.run_context import run_id_problem
 
-from planner.context import LatsConfig
+from planner.search_config import LatsConfig
 
 MAX_ADDRESS_CHARS = 1024
 MAX_MODEL_CHARS = 256

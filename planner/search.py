@@ -1,11 +1,13 @@
 """A search: one strategy run over one search context (planner.context).
 
-A strategy (planner.lats for MCTS, planner.methods for the others) is a
-small object with one job: `search(ctx, outcome)` grows the tree from
-`ctx.root` with the context's operations and sets `outcome.iterations` (what
-k counts for the method), `outcome.reason` and optionally `outcome.answer`;
-`choose_answer(ctx)` picks the node to report when it did not. Variants are
-constructor arguments (a selection rule, a pruning threshold), not subclasses.
+A strategy (planner.mcts for MCTS, planner.methods for the others) is a
+small object with one job: `search(ctx)` grows the tree from `ctx.root` with
+the context's operations, keeps `ctx.iterations` (what k counts for the
+method) up to date, and returns a `SearchResult`: why it stopped and, if it
+chose one, its answer; `choose_answer(ctx)` picks the node to report when it
+did not. Variants are constructor arguments (a selection rule, a pruning
+threshold), not subclasses. The value function is the context's evaluator
+(planner.evaluation), chosen from the settings unless one is passed in.
 
 `Search.run()` wraps it: start the episode, stop gracefully when the model
 budget is spent, choose and score the answer, time the run. With a fallback
@@ -17,20 +19,47 @@ first one's reflections; the search then reports the second context.
 from __future__ import annotations
 
 import time
+from dataclasses import dataclass, field
 
 from lats_pb import environment_pb2 as env_pb
 
-from planner.context import LatsConfig, SearchContext, SearchOutcome
+from planner.context import SearchContext
 from planner.environment import Environment, TaskRef
+from planner.evaluation import Evaluator, evaluator_for
 from planner.events import EventSink
 from planner.model_client import BudgetExhausted, ModelClient
+from planner.search_config import LatsConfig
 from planner.tree import Node
+
+
+@dataclass
+class SearchOutcome:
+    status: str                   # "solved" | "failed"
+    answer: Node | None
+    reason: str = ""
+    iterations: int = 0
+    nodes_expanded: int = 0
+    wall_seconds: float = 0.0
+    score: env_pb.ScoreResponse | None = None
+    reflections: list[str] = field(default_factory=list)
+    answer_reason: str = ""       # why the answer was chosen (answer_rule "agreement")
+
+
+@dataclass
+class SearchResult:
+    """What a strategy's search returns: why it stopped, the answer if it chose one,
+    and whether it knows the search succeeded (a terminal state reached the
+    success threshold)."""
+
+    reason: str
+    answer: Node | None = None
+    solved: bool = False
 
 
 class Strategy:
     """How a method grows the tree; see the module docstring."""
 
-    async def search(self, ctx: SearchContext, outcome: SearchOutcome) -> None:
+    async def search(self, ctx: SearchContext) -> SearchResult:
         raise NotImplementedError
 
     def choose_answer(self, ctx: SearchContext) -> Node | None:
@@ -42,8 +71,11 @@ class Search:
 
     def __init__(self, env: Environment, description: env_pb.DescribeResponse,
                  model: ModelClient, config: LatsConfig, task: TaskRef, events: EventSink,
-                 strategy: Strategy, make_strategy=None, fallback_env: Environment | None = None):
-        self.context = SearchContext(env, description, model, config, task, events)
+                 strategy: Strategy, make_strategy=None, fallback_env: Environment | None = None,
+                 evaluator: Evaluator | None = None):
+        self.evaluator = evaluator or evaluator_for(config)
+        self.context = SearchContext(env, description, model, config, task, events,
+                                     self.evaluator)
         self.strategy = strategy
         self._make_strategy = make_strategy or (lambda: strategy)
         self.fallback_env = fallback_env
@@ -68,9 +100,7 @@ class Search:
     def partial_outcome(self, status: str) -> SearchOutcome:
         """What a search that ended abnormally (an environment or gateway failure) got
         through: its iterations and expansions so far, no answer."""
-        progress = self.context.progress
-        return SearchOutcome(status=status, answer=None,
-                             iterations=progress.iterations if progress else 0,
+        return SearchOutcome(status=status, answer=None, iterations=self.context.iterations,
                              nodes_expanded=self.context.nodes_expanded,
                              reflections=list(self.context.reflections))
 
@@ -83,7 +113,7 @@ class Search:
         description = await self.fallback_env.describe()
         task = TaskRef(ctx.task.task_id, ctx.task.inline_task, (), ctx.task.seed)
         second = SearchContext(self.fallback_env, description, ctx.model, ctx.config, task,
-                               ctx.events)
+                               ctx.events, self.evaluator)
         second.reflections = list(ctx.reflections)
         self.strategy = self._make_strategy()
         outcome = await _episode(second, self.strategy)
@@ -103,12 +133,15 @@ async def _episode(ctx: SearchContext, strategy: Strategy) -> SearchOutcome:
     """
     started = time.monotonic()
     outcome = SearchOutcome(status="failed", answer=None)
-    ctx.progress = outcome
     try:
         await ctx.start()
-        await strategy.search(ctx, outcome)
+        result = await strategy.search(ctx)
+        outcome.reason, outcome.answer = result.reason, result.answer
+        if result.solved:
+            outcome.status = "solved"
     except BudgetExhausted as exc:
         outcome.reason = f"model budget spent: {exc}"
+    outcome.iterations = ctx.iterations
     if ctx.root is not None:
         if outcome.answer is None:
             outcome.answer = strategy.choose_answer(ctx)

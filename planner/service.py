@@ -51,8 +51,8 @@ from planner.environment import Environment, TaskRef
 from planner.environment_client import connect_environment
 from planner.events import EventSink
 from planner.feed import RunFeed, WatcherFellBehind
-from planner.lats import LatsConfig, SearchOutcome
-from planner.search import Search
+from planner.search import Search, SearchOutcome
+from planner.search_config import LatsConfig
 from planner.metrics import (SEARCH_NODES, SEARCH_SECONDS, SEARCHES, SEARCHES_IN_FLIGHT,
                              WATCHERS)
 from planner.model_client import GatewayModel, RunBudget

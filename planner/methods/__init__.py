@@ -1,7 +1,7 @@
 """Search methods: LATS, its ablations and the baselines of the papers.
 
 One strategy module per method family (react, reflexion, cot, tot; MCTS is
-planner.lats), each a small object over the one search context
+planner.mcts), each a small object over the one search context
 (planner.context), and the registry that maps SearchConfig.method to a
 strategy and its settings.
 """

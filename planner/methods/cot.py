@@ -30,11 +30,11 @@ from __future__ import annotations
 
 from collections import Counter
 
-from planner.context import SearchContext, SearchOutcome
+from planner.context import SearchContext
 from planner.transcript import split_transcript
 from planner.model_client import BudgetExhausted
 from planner.prompting import action_key
-from planner.search import Strategy
+from planner.search import SearchResult, Strategy
 from planner.tree import Node
 
 
@@ -45,7 +45,9 @@ class CotSearch(Strategy):
         self.leaves: list[Node] = []     # the last node of each followed transcript
         self.budget_note = ""
 
-    async def _transcripts(self, ctx: SearchContext, outcome: SearchOutcome) -> list[str]:
+    @staticmethod
+    async def _transcripts(ctx: SearchContext) -> tuple[list[str], str]:
+        """Up to k transcripts, n per call; and why fewer, if the model budget ran out."""
         k, per_call = ctx.config.iterations, max(1, ctx.config.n_samples)
         stop, max_tokens = ctx.transcript_params()
         texts: list[str] = []
@@ -56,8 +58,8 @@ class CotSearch(Strategy):
                     ctx.renderer.act(ctx.root, ()), "cot", f"{ctx.root.id}@{len(texts)}", n,
                     ctx.config.temperature, stop, max_tokens)
         except BudgetExhausted as exc:
-            outcome.reason = f"model budget spent after {len(texts)} transcripts: {exc}"
-        return texts
+            return texts, f"model budget spent after {len(texts)} transcripts: {exc}"
+        return texts, ""
 
     async def _follow(self, ctx: SearchContext, index: int, text: str) -> Node | None:
         """Steps transcript `index` from the root, continuing it blind when it
@@ -68,7 +70,7 @@ class CotSearch(Strategy):
             actions = split_transcript(text, pack.step_template, node.depth + 1,
                                        pack.act_stop, pack.action_prefix_pattern,
                                        depth - node.depth)
-            if ctx.every_action_is_answer:
+            if ctx.complete_answer_actions:
                 actions = actions[:1]            # the attempt; the rest is the model's guess
             for action in actions:
                 if node.terminal:
@@ -76,7 +78,7 @@ class CotSearch(Strategy):
                 ctx.nodes_expanded += 1
                 node = await ctx.extend(node, action)
             if (not actions or node.terminal or node.depth >= depth
-                    or ctx.every_action_is_answer):
+                    or ctx.complete_answer_actions):
                 break
             try:
                 stop, max_tokens = ctx.transcript_params()
@@ -88,17 +90,16 @@ class CotSearch(Strategy):
                 break
         return node if node is not ctx.root else None
 
-    async def search(self, ctx: SearchContext, outcome: SearchOutcome) -> None:
+    async def search(self, ctx: SearchContext) -> SearchResult:
         ctx.events.iteration(1)
         ctx.events.selected(ctx.root, 1)
-        texts = await self._transcripts(ctx, outcome)
-        outcome.iterations = len(texts)
+        texts, short = await self._transcripts(ctx)
+        ctx.iterations = len(texts)
         leaves = [await self._follow(ctx, i, text) for i, text in enumerate(texts)]
         self.leaves = [leaf for leaf in leaves if leaf is not None]
-        outcome.answer = self.choose_answer(ctx)
-        if not outcome.reason:
-            outcome.reason = (self.budget_note
-                              or f"majority over {len(self.leaves)} of {len(texts)} transcripts")
+        reason = (short or self.budget_note
+                  or f"majority over {len(self.leaves)} of {len(texts)} transcripts")
+        return SearchResult(reason, answer=self.choose_answer(ctx))
 
     def choose_answer(self, ctx: SearchContext) -> Node | None:
         voters = [n for n in self.leaves if n.terminal and not n.invalid_action] or self.leaves

@@ -15,21 +15,20 @@ reflections.
 
 from __future__ import annotations
 
-from planner.context import SearchContext, SearchOutcome
-from planner.search import Strategy
+from planner.context import SearchContext
+from planner.search import SearchResult, Strategy
 
 
 class TrajectorySampler(Strategy):
     """k ReAct trajectories from the root; stops at the first success."""
 
-    async def search(self, ctx: SearchContext, outcome: SearchOutcome) -> None:
+    async def search(self, ctx: SearchContext) -> SearchResult:
         k = ctx.config.iterations
         for trial in range(1, k + 1):
-            outcome.iterations = trial
+            ctx.iterations = trial
             ctx.events.iteration(trial)
             ctx.events.selected(ctx.root, trial)
             leaf, _ = await ctx.rollout(trial)
             if ctx.is_success(leaf):
-                outcome.reason = f"trajectory {trial} reached the success threshold"
-                return
-        outcome.reason = f"{k} trajectories without success"
+                return SearchResult(f"trajectory {trial} reached the success threshold")
+        return SearchResult(f"{k} trajectories without success")

@@ -27,9 +27,9 @@ reported solved by the hidden-ground-truth score.
 
 from __future__ import annotations
 
-from planner.context import SearchContext, SearchOutcome
+from planner.context import SearchContext
 from planner.prompting import action_key
-from planner.search import Strategy
+from planner.search import SearchResult, Strategy
 
 REPEAT_LIMIT = 3
 RESAMPLES = 3                 # fresh samples asked for when an attempt repeats an earlier one
@@ -39,53 +39,45 @@ RESAMPLE_TEMPERATURE = 1.0
 class ReflexionSearch(Strategy):
     """Trials with a memory of reflections until one passes or k are spent."""
 
-    async def search(self, ctx: SearchContext, outcome: SearchOutcome) -> None:
-        if ctx.config.reflect_each_failure:
-            await self._attempts_in_one_branch(ctx, outcome)
-        else:
-            await self._trials_with_memory(ctx, outcome)
+    async def search(self, ctx: SearchContext) -> SearchResult:
+        if ctx.config.complete_answer_actions:
+            return await self._attempts_in_one_branch(ctx)
+        return await self._trials_with_memory(ctx)
 
-    async def _trials_with_memory(self, ctx: SearchContext, outcome: SearchOutcome) -> None:
+    async def _trials_with_memory(self, ctx: SearchContext) -> SearchResult:
         k = ctx.config.iterations
         for trial in range(1, k + 1):
-            outcome.iterations = trial
+            ctx.iterations = trial
             ctx.events.iteration(trial)
             ctx.events.selected(ctx.root, trial)
             leaf, _ = await ctx.rollout(trial, ctx.recent_reflections(), REPEAT_LIMIT)
             if ctx.passed(leaf):
-                outcome.answer = leaf
-                outcome.reason = f"trial {trial} passed"
-                return
+                return SearchResult(f"trial {trial} passed", answer=leaf)
             if trial < k and ctx.config.reflection and leaf is not ctx.root:
                 await ctx.reflect(leaf)
-        outcome.reason = f"{k} trials without success"
+        return SearchResult(f"{k} trials without success")
 
-    async def _attempts_in_one_branch(self, ctx: SearchContext, outcome: SearchOutcome) -> None:
+    async def _attempts_in_one_branch(self, ctx: SearchContext) -> SearchResult:
         k = ctx.config.iterations
         node = ctx.root
         for trial in range(1, k + 1):
             if node.terminal or node.depth >= ctx.config.max_depth:
-                outcome.reason = f"the episode ended after {node.depth} attempts"
-                return
-            outcome.iterations = trial
+                return SearchResult(f"the episode ended after {node.depth} attempts")
+            ctx.iterations = trial
             ctx.events.iteration(trial)
             ctx.events.selected(node, trial)
             action = await self._new_attempt(ctx, node, trial)
             if not action:
-                outcome.reason = "the model gave no attempt"
-                return
+                return SearchResult("the model gave no attempt")
             if action_key(action) in _attempted(node):
-                outcome.reason = (f"attempt {trial} repeated an earlier one "
-                                  f"{1 + RESAMPLES} times")
-                return
+                return SearchResult(f"attempt {trial} repeated an earlier one "
+                                    f"{1 + RESAMPLES} times")
             node = await ctx.extend(node, action)
             if ctx.passed(node):
-                outcome.answer = node
-                outcome.reason = f"attempt {trial} passed"
-                return
+                return SearchResult(f"attempt {trial} passed", answer=node)
             if trial < k and ctx.config.reflection:
                 await ctx.reflect(node)          # attached to this attempt
-        outcome.reason = f"{k} attempts without success"
+        return SearchResult(f"{k} attempts without success")
 
     @staticmethod
     async def _new_attempt(ctx: SearchContext, node, trial: int) -> str:

@@ -20,9 +20,9 @@ from types import MappingProxyType
 from lats_pb import environment_pb2 as env_pb
 from lats_runtime.quoting import quoted
 
-from planner.context import LatsConfig
 from planner.environment import Environment, TaskRef
-from planner.lats import Mcts
+from planner.evaluation import Evaluator
+from planner.mcts import Mcts
 from planner.methods.cot import CotSearch
 from planner.methods.react import TrajectorySampler
 from planner.methods.reflexion import ReflexionSearch
@@ -31,8 +31,9 @@ from planner.methods.tot import BfsSearch, DfsSearch
 from planner.events import EventSink
 from planner.model_client import ModelClient
 from planner.search import Search, Strategy
+from planner.search_config import LatsConfig
 
-_NO_VALUE = {"n_samples": 1, "reflect_each_failure": False}
+_NO_VALUE = {"n_samples": 1, "complete_answer_actions": False}
 # The paper's algorithm (Zhou et al., 2024), as its code runs it.
 _PAPER = {"greedy_first": False, "answer_rule": "value", "dedup": False, "stop_class_size": 1,
           "agreement_weight": 0.0, "lazy_reflection": False}
@@ -59,11 +60,14 @@ class MethodSpec:
 
     def search(self, env: Environment, description: env_pb.DescribeResponse,
                model: ModelClient, config: LatsConfig, task: TaskRef, events: EventSink,
-               fallback_env: Environment | None = None) -> Search:
-        """A search of `task` by this method (the fallback environment only if it uses one)."""
+               fallback_env: Environment | None = None,
+               evaluator: Evaluator | None = None) -> Search:
+        """A search of `task` by this method (the fallback environment only if it uses one),
+        valuing nodes with `evaluator` (default: the one `config` names)."""
         return Search(env, description, model, config, task, events, self.strategy(),
                       make_strategy=self.strategy,
-                      fallback_env=fallback_env if self.falls_back else None)
+                      fallback_env=fallback_env if self.falls_back else None,
+                      evaluator=evaluator)
 
 
 METHODS: dict[str, MethodSpec] = {spec.name: spec for spec in (

@@ -18,26 +18,24 @@ k = rounds of sampling (the first is the greedy attempt plus n - 1).
 
 from __future__ import annotations
 
-from planner.context import SearchContext, SearchOutcome
-from planner.search import Strategy
+from planner.context import SearchContext
+from planner.search import SearchResult, Strategy
 
 
 class BestOfN(Strategy):
     """Rounds of n samples at the root; the agreement rule picks the answer."""
 
-    async def search(self, ctx: SearchContext, outcome: SearchOutcome) -> None:
+    async def search(self, ctx: SearchContext) -> SearchResult:
         k = ctx.config.iterations
         for draw in range(1, k + 1):
             if ctx.root.exhausted:
-                outcome.reason = "every draw repeated answers already found"
-                return
-            outcome.iterations = draw
+                return SearchResult("every draw repeated answers already found")
+            ctx.iterations = draw
             ctx.events.iteration(draw)
             ctx.events.selected(ctx.root, draw)
             await ctx.expand(ctx.root)
             if ctx.answer_settled():
-                outcome.reason = (f"a class of passing answers reached "
-                                  f"{max(1, ctx.config.stop_class_size)} samples "
-                                  f"after {draw} draws")
-                return
-        outcome.reason = f"{k} draws spent"
+                return SearchResult(f"a class of passing answers reached "
+                                    f"{max(1, ctx.config.stop_class_size)} samples "
+                                    f"after {draw} draws")
+        return SearchResult(f"{k} draws spent")

@@ -21,8 +21,8 @@ simulation and backpropagation:
 
 from __future__ import annotations
 
-from planner.context import SearchContext, SearchOutcome
-from planner.search import Strategy
+from planner.context import SearchContext
+from planner.search import SearchResult, Strategy
 from planner.tree import Node
 
 PRUNE_BELOW = 0.3
@@ -46,7 +46,7 @@ class DfsSearch(Strategy):
         last one); True when k are spent."""
         if self.trajectory >= ctx.config.iterations:
             return True
-        if ctx.config.reflection and not ctx.config.reflect_each_failure:
+        if ctx.config.reflection and not ctx.config.complete_answer_actions:
             await ctx.reflect(leaf)
         self.trajectory += 1
         ctx.events.iteration(self.trajectory)
@@ -73,40 +73,37 @@ class DfsSearch(Strategy):
             return await self._path_end(ctx, children[0] if children else node)
         return False
 
-    async def search(self, ctx: SearchContext, outcome: SearchOutcome) -> None:
+    async def search(self, ctx: SearchContext) -> SearchResult:
         ctx.events.iteration(self.trajectory)
         stopped = await self._visit(ctx, ctx.root)
-        outcome.iterations = self.trajectory
+        ctx.iterations = self.trajectory
         if self.solution is not None:
-            outcome.answer = self.solution
-            outcome.reason = f"trajectory {self.trajectory} reached the success threshold"
-        elif stopped:
-            outcome.reason = f"k={ctx.config.iterations} trajectories spent"
-        else:
-            outcome.reason = "every branch above the pruning threshold is explored"
+            return SearchResult(f"trajectory {self.trajectory} reached the success threshold",
+                                answer=self.solution)
+        if stopped:
+            return SearchResult(f"k={ctx.config.iterations} trajectories spent")
+        return SearchResult("every branch above the pruning threshold is explored")
 
 
 class BfsSearch(Strategy):
     """Breadth-first beam search: the b = k best states per depth."""
 
-    async def search(self, ctx: SearchContext, outcome: SearchOutcome) -> None:
+    async def search(self, ctx: SearchContext) -> SearchResult:
         beam = ctx.config.iterations
         frontier = [ctx.root]
         for level in range(1, ctx.config.max_depth + 1):
-            outcome.iterations = level
+            ctx.iterations = level
             ctx.events.iteration(level)
             candidates: list[Node] = []
             for node in frontier:
                 ctx.events.selected(node, level)
                 for child in await ctx.expand(node):
                     if ctx.is_success(child):
-                        outcome.answer = child
-                        outcome.reason = f"depth {level} reached the success threshold"
-                        return
+                        return SearchResult(f"depth {level} reached the success threshold",
+                                            answer=child)
                     if not child.terminal and not child.invalid_action:
                         candidates.append(child)
             frontier = sorted(candidates, key=lambda c: c.value, reverse=True)[:beam]
             if not frontier:
-                outcome.reason = f"no state left to expand at depth {level}"
-                return
-        outcome.reason = f"depth limit d={ctx.config.max_depth} reached"
+                return SearchResult(f"no state left to expand at depth {level}")
+        return SearchResult(f"depth limit d={ctx.config.max_depth} reached")

@@ -7,7 +7,7 @@ from lats_pb import environment_pb2 as env_pb
 from lats_pb import planner_pb2 as pb
 
 from planner.config import ConfigError, effective_config, to_proto
-from planner.lats import Mcts
+from planner.mcts import Mcts
 from planner.methods import METHODS, method_spec
 from planner.methods.cot import CotSearch
 from planner.methods.react import TrajectorySampler
@@ -59,7 +59,7 @@ def test_best_of_k_samples_and_keeps_k():
 def test_reflexion_is_greedy_and_keeps_the_environments_reflection_style():
     hints = env_pb.SearchHints(reflect_each_failure=True, root_samples=1)
     c = effective_config(pb.SearchConfig(method="reflexion", iterations=4), hints)
-    assert (c.iterations, c.n_samples, c.temperature, c.reflect_each_failure) == (4, 1, 0.0, True)
+    assert (c.iterations, c.n_samples, c.temperature, c.complete_answer_actions) == (4, 1, 0.0, True)
 
 
 def test_tot_uses_the_lm_value_only_unless_the_request_says_otherwise():

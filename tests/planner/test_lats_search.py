@@ -1,4 +1,4 @@
-"""The LATS search (planner.lats.Mcts over planner.context) against in-process fakes, including the official code's pitfalls."""
+"""The LATS search (planner.mcts.Mcts over planner.context) against in-process fakes, including the official code's pitfalls."""
 
 import asyncio
 import copy
@@ -7,7 +7,7 @@ import pytest
 
 from planner.environment_client import TaskRef
 from planner.events import EventSink
-from planner.lats import LatsConfig
+from planner.search_config import LatsConfig
 from planner.methods import method_spec
 
 from tests.planner.fakes import PathEnv, RuleModel, description
@@ -239,7 +239,7 @@ def test_root_samples_limits_the_first_expansion():
     assert len(search.root.children[0].children) == 4
 
 
-def test_reflect_each_failure_attaches_reflections_to_their_branch():
+def test_complete_answer_actions_attach_reflections_to_their_branch():
     def answer(purpose, prompt, n):
         if purpose == "act":
             return ["p", "q"] if traj(prompt) == "" else ["r"] * n
@@ -249,7 +249,7 @@ def test_reflect_each_failure_attaches_reflections_to_their_branch():
 
     model = RuleModel(answer)
     search, _, events = run(PathEnv(), model, LatsConfig(
-        n_samples=2, iterations=3, max_depth=3, simulate=False, reflect_each_failure=True),
+        n_samples=2, iterations=3, max_depth=3, simulate=False, complete_answer_actions=True),
         desc=description(step_template="[{action}|{reflection}]"))
     p, q = search.root.children
     assert p.reflection == "fix [p|]" and q.reflection == "fix [q|]"

@@ -5,7 +5,8 @@ import asyncio
 
 import pytest
 
-from planner.lats import LatsConfig, Mcts
+from planner.mcts import Mcts
+from planner.search_config import LatsConfig
 from planner.methods import method_spec
 from planner.tree import Node, select_free_leaf, uct_rule
 

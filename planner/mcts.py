@@ -12,11 +12,12 @@ One iteration of the search:
      self-consistency is their share of the n, and with dedup a repeat of
      any node of the tree is merged into it. All children are stepped in one
      Step call on the parent's snapshot.
-  3. Evaluation: each new non-terminal child gets
-     V = lambda * LM + (1 - lambda) * SC (planner.evaluation), all children
-     concurrently. A terminal child's value is its normalised reward; an
-     action the environment rejected as invalid gets V = 0 without a model call.
-     With the LM value switched off (an ablation) V = SC and no call is made.
+  3. Evaluation: each new non-terminal child is valued by the search's
+     evaluator (planner.evaluation; by default V = lambda * LM + (1 - lambda)
+     * SC), all children concurrently. A terminal child's value is its
+     normalised reward; an action the environment rejected as invalid gets
+     V = 0 without a model call. With the LM value switched off (an
+     ablation) the evaluator is SC alone and no call is made.
   4. Simulation: from the best new child, keep expanding and moving to the
      highest-value child until a terminal state or the depth limit.
   5. Backpropagation: the rollout's reward r (the normalised terminal reward,
@@ -39,7 +40,9 @@ visit with reward 0 in UCT, planner.tree.uct_rule) until backpropagation
 undoes it, so concurrent selections spread over the tree; a leaf being
 expanded is never selected twice. k still bounds the iterations started; a
 success starts no new ones and cancels those in flight (the model calls they
-already made still count). P = 1 is the sequential loop, exactly.
+already made still count). P = 1 is the sequential search: the same
+iteration body, one iteration at a time (no selection is ever in flight, so
+UCT is the sequential rule to the last bit).
 
 With reward_mode "honest" the environment's terminal rewards carry no ground
 truth, so terminal states are valued by the model and never end the search
@@ -50,17 +53,15 @@ from __future__ import annotations
 
 import asyncio
 
-from planner.context import (DEFAULT_ITERATIONS, DEFAULT_MAX_DEPTH, DEFAULT_N_SAMPLES,
-                             LatsConfig, SearchContext, SearchOutcome, derived_seed)
-from planner.search import Strategy
+from planner.context import SearchContext
 from planner.model_client import BudgetExhausted
+from planner.search import SearchResult, Strategy
 from planner.tree import (Node, SelectionRule, backpropagate, progressive_widening,
-                          select_free_leaf, select_leaf, uct_rule)
+                          select_free_leaf, uct_rule)
 
 SETTLED = "a class of answers that pass the environment's checks is big enough (stop_class_size)"
-
-__all__ = ["DEFAULT_ITERATIONS", "DEFAULT_MAX_DEPTH", "DEFAULT_N_SAMPLES", "LatsConfig",
-           "Mcts", "SearchOutcome", "derived_seed"]
+SUCCEEDED = "a terminal state reached the success threshold"
+EXHAUSTED = "every branch of the tree is exhausted"
 
 
 class Mcts(Strategy):
@@ -71,72 +72,14 @@ class Mcts(Strategy):
         self.select_rule = select_rule
         self.parallel = parallel
 
-    async def search(self, ctx: SearchContext, outcome: SearchOutcome) -> None:
-        parallel = self.parallel or ctx.config.parallel
-        if parallel > 1:
-            await _TreeParallel(ctx, self.select_rule or uct_rule(ctx.config.exploration_weight),
-                                parallel).search(outcome)
-        else:
-            await self._sequential(ctx, outcome)
-
-    async def _sequential(self, ctx: SearchContext, outcome: SearchOutcome) -> None:
-        config = ctx.config
-        rule = self.select_rule or uct_rule(config.exploration_weight)
-        widen = progressive_widening(config.widening) if config.widening else None
-        for iteration in range(1, config.iterations + 1):
-            leaf = select_leaf(ctx.root, rule, widen)
-            if leaf is None:
-                outcome.reason = "every branch of the tree is exhausted"
-                break
-            outcome.iterations = iteration
-            ctx.events.iteration(iteration)
-            ctx.events.selected(leaf, iteration)
-            await ctx.reflect_before_expanding(leaf)
-            children = await ctx.expand(leaf)
-            if not children:
-                if ctx.answer_settled():       # the samples were repeats of passing answers
-                    outcome.reason = SETTLED
-                    break
-                continue
-            end = await self._simulate(ctx, ctx.best(children))
-            reward = self._rollout_reward(ctx, end)
-            path = backpropagate(end, reward)
-            ctx.events.backpropagated(end, reward, path)
-            if ctx.answer_settled():
-                outcome.reason = SETTLED
-                break
-            if ctx.is_success(end) and ctx.config.answer_rule != "agreement":
-                outcome.status = "solved"
-                outcome.reason = "a terminal state reached the success threshold"
-                break
-            if (config.reflection and not config.reflect_each_failure
-                    and (end.terminal or end.depth >= config.max_depth)):
-                await ctx.reflect(end)
-        else:
-            outcome.reason = f"iteration budget k={config.iterations} spent"
-
-    @staticmethod
-    async def _simulate(ctx: SearchContext, start: Node) -> Node:
-        """Greedy rollout by value from `start` to a terminal state or the depth limit."""
-        node = start
-        while ctx.config.simulate and not node.terminal and node.depth < ctx.config.max_depth:
-            children = await ctx.expand(node)
-            if not children:
-                break
-            node = ctx.best(children)
-            if ctx.is_success(node) or ctx.answer_settled():
-                break
-        return node
-
-    @staticmethod
-    def _rollout_reward(ctx: SearchContext, leaf: Node) -> float:
-        if leaf.terminal:
-            return leaf.value if ctx.honest else ctx.normalised(leaf.reward)
-        return leaf.value if not ctx.config.simulate else 0.0
+    async def search(self, ctx: SearchContext) -> SearchResult:
+        rule = self.select_rule or uct_rule(ctx.config.exploration_weight)
+        return await _TreeSearch(ctx, rule, self.parallel or ctx.config.parallel).run()
 
 
-class _TreeParallel:
-    """Up to P MCTS iterations in flight over one tree, with virtual loss."""
+class _TreeSearch:
+    """One MCTS search: P workers each running iterations over the one tree, with
+    virtual loss on what an iteration in flight holds (P = 1: one at a time)."""
 
     def __init__(self, ctx: SearchContext, rule: SelectionRule, parallel: int):
         self.ctx, self.rule, self.parallel = ctx, rule, parallel
@@ -145,12 +88,13 @@ class _TreeParallel:
         self.started = 0              # iterations started (k bounds it)
         self.in_flight = 0
         self.finished = asyncio.Condition()
-        self.solved = False
+        self.solved = False           # a success, or the answer settled: start no more
         self.exhausted = False
         self.budget_error: BudgetExhausted | None = None
         self._workers: list[asyncio.Task] = []
 
-    async def search(self, outcome: SearchOutcome) -> None:
+    async def run(self) -> SearchResult:
+        """Runs the workers until one stop condition holds; why the search stopped."""
         self._workers = [asyncio.create_task(self._worker()) for _ in range(self.parallel)]
         try:
             finished = await asyncio.gather(*self._workers, return_exceptions=True)
@@ -160,24 +104,22 @@ class _TreeParallel:
         for result in finished:
             if isinstance(result, BaseException) and not isinstance(result, asyncio.CancelledError):
                 raise result
-        outcome.iterations = self.started
         if self.solved and self.ctx.answer_settled():
-            outcome.reason = SETTLED
-        elif self.solved:
-            outcome.status = "solved"
-            outcome.reason = "a terminal state reached the success threshold"
-        elif self.budget_error is not None:
+            return SearchResult(SETTLED)
+        if self.solved:
+            return SearchResult(SUCCEEDED, solved=True)
+        if self.budget_error is not None:
             raise self.budget_error
-        elif self.exhausted:
-            outcome.reason = "every branch of the tree is exhausted"
-        else:
-            outcome.reason = f"iteration budget k={self.ctx.config.iterations} spent"
+        if self.exhausted:
+            return SearchResult(EXHAUSTED)
+        return SearchResult(f"iteration budget k={self.ctx.config.iterations} spent")
 
     def _stopped(self) -> bool:
         return (self.solved or self.exhausted or self.budget_error is not None
                 or self.started >= self.ctx.config.iterations)
 
     async def _worker(self) -> None:
+        """Starts iterations from free leaves until the search stops."""
         while not self._stopped():
             leaf = select_free_leaf(self.ctx.root, self.rule, self.widen)
             if leaf is None:
@@ -188,6 +130,7 @@ class _TreeParallel:
                     await self.finished.wait()
                 continue
             self.started += 1
+            self.ctx.iterations = self.started
             self.in_flight += 1
             try:
                 await self._iteration(leaf, self.started)
@@ -203,48 +146,65 @@ class _TreeParallel:
             self.finished.notify_all()
 
     async def _iteration(self, leaf: Node, iteration: int) -> None:
+        """Expansion, simulation, backpropagation and reflection from `leaf`."""
         ctx, config = self.ctx, self.ctx.config
-        held = leaf.path()
+        held = leaf.path()                          # virtual loss until backpropagation
         for node in held:
             node.virtual_loss += 1
         try:
             ctx.events.iteration(iteration)
             ctx.events.selected(leaf, iteration)
             await ctx.reflect_before_expanding(leaf)
-            node = leaf
-            while True:
-                children = await ctx.expand(node)
-                await self._wake()
-                if not children:
-                    if node is leaf:
-                        if ctx.answer_settled():   # the samples repeated passing answers
-                            self.solved = True
-                            self._cancel_others()
-                        return
-                    break
-                node = ctx.best(children)
-                node.virtual_loss += 1
-                held.append(node)
-                if (ctx.is_success(node) or self.solved or not config.simulate
-                        or node.terminal or node.depth >= config.max_depth):
-                    break
+            children = await ctx.expand(leaf)
+            await self._wake()
+            if not children:
+                if ctx.answer_settled():            # the samples repeated passing answers
+                    self._stop_all()
+                return
+            end = await self._simulate(ctx.best(children), held)
         finally:
-            for held_node in held:
-                held_node.virtual_loss -= 1
-        end = node
-        reward = Mcts._rollout_reward(ctx, end)
+            for node in held:
+                node.virtual_loss -= 1
+        reward = self._rollout_reward(end)
         path = backpropagate(end, reward)
         ctx.events.backpropagated(end, reward, path)
         if ctx.answer_settled() or (ctx.is_success(end) and config.answer_rule != "agreement"):
-            self.solved = True
-            self._cancel_others()
+            self._stop_all()
             return
-        if (config.reflection and not config.reflect_each_failure
+        if (config.reflection and not config.complete_answer_actions
                 and (end.terminal or end.depth >= config.max_depth)):
             await ctx.reflect(end)
 
-    def _cancel_others(self) -> None:
-        """Stops the iterations still in flight: the search has its answer."""
+    async def _simulate(self, start: Node, held: list[Node]) -> Node:
+        """Greedy rollout by value from `start` to a terminal state or the depth limit,
+        holding a virtual loss on each node it moves into; where it ended."""
+        ctx, config = self.ctx, self.ctx.config
+        node = start
+        node.virtual_loss += 1
+        held.append(node)
+        while (config.simulate and not node.terminal and node.depth < config.max_depth
+               and not self.solved):
+            children = await ctx.expand(node)
+            await self._wake()
+            if not children:
+                break
+            node = ctx.best(children)
+            node.virtual_loss += 1
+            held.append(node)
+            if ctx.is_success(node) or ctx.answer_settled():
+                break
+        return node
+
+    def _rollout_reward(self, leaf: Node) -> float:
+        """r: a terminal state's normalised reward (its value in honest mode); 0 where
+        the depth limit cut the rollout off (the leaf's value without simulation)."""
+        if leaf.terminal:
+            return leaf.value if self.ctx.honest else self.ctx.normalised(leaf.reward)
+        return leaf.value if not self.ctx.config.simulate else 0.0
+
+    def _stop_all(self) -> None:
+        """The search has its answer: no new iterations, and those in flight are cancelled."""
+        self.solved = True
         current = asyncio.current_task()
         for worker in self._workers:
             if worker is not current:
