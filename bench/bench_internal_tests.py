@@ -20,6 +20,7 @@ import gzip
 import json
 import re
 import time
+from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
 
@@ -52,6 +53,52 @@ async def failing(sandbox, program: str, tests: list[str], entry_point: str) -> 
     )
 
 
+@dataclass
+class Tally:
+    """Tests and problems counted over the split."""
+
+    model: int = 0
+    model_wrong: int = 0
+    examples: int = 0
+    examples_wrong: int = 0
+    problems_model_wrong: int = 0
+    problems_examples_wrong: int = 0
+    problems_no_model: int = 0
+
+    def add(self, model: list[str], model_wrong: list[str], examples: list[str],
+            examples_wrong: list[str]) -> None:
+        self.model += len(model)
+        self.model_wrong += len(model_wrong)
+        self.examples += len(examples)
+        self.examples_wrong += len(examples_wrong)
+        self.problems_model_wrong += bool(model_wrong)
+        self.problems_examples_wrong += bool(examples_wrong)
+        self.problems_no_model += not model
+
+    def print_summary(self, count: int) -> None:
+        print(f"\nproblems: {count}; with no usable model assert: {self.problems_no_model}")
+        print(f"model-written tests: {self.model}, wrong {self.model_wrong} "
+              f"({self.model_wrong / max(1, self.model):.0%}); problems with a wrong one: "
+              f"{self.problems_model_wrong} of {count}")
+        print(f"docstring examples: {self.examples}, wrong {self.examples_wrong}; "
+              f"problems with a wrong one: {self.problems_examples_wrong} of {count}")
+
+
+async def setup_reply(backend, pack, messages, task_id: str, replies: dict[str, str],
+                      replies_file: Path | None) -> str:
+    """The model's setup reply for the task, asked as a search's setup step asks it
+    (temperature 0, the planner's setup seed) unless `replies` already holds it;
+    a new reply is written to `replies_file` at once."""
+    if task_id not in replies:
+        generated = await backend.generate(GenerationRequest(
+            messages=messages, temperature=0.0, stop=tuple(pack.setup_stop),
+            max_tokens=pack.setup_max_tokens or 256, seed=derived_seed(0, "setup", "setup")))
+        replies[task_id] = generated.choices[0].text
+        if replies_file:
+            replies_file.write_text(json.dumps(replies, indent=1))
+    return replies[task_id]
+
+
 async def main(args: argparse.Namespace) -> None:
     sandbox = make_sandbox(args.sandbox, workers=1)
     domain = CodeRunnerDomain(CodeRunnerConfig(sandbox=args.sandbox), sandbox=sandbox)
@@ -66,42 +113,22 @@ async def main(args: argparse.Namespace) -> None:
     print(f"split {args.split} [{args.slice}], model {args.model}, setup at temperature 0, "
           f"at most {limit} model tests per problem, reference = HumanEval's canonical solution")
     print(f"{'task':<36} {'model wrong':>11} {'examples wrong':>14}  seconds")
-    totals = {"model": 0, "model_wrong": 0, "examples": 0, "examples_wrong": 0,
-              "problems_model_wrong": 0, "problems_examples_wrong": 0, "problems_no_model": 0}
+    tally = Tally()
     for task_id in ids:
         problem = domain.tasks.get(task_id)
-        observation = domain.reset(task_id, 0, {}).observation
-        messages = PromptRenderer(pack, observation).setup()
+        messages = PromptRenderer(pack, domain.reset(task_id, 0, {}).observation).setup()
         began = time.monotonic()
-        if task_id not in replies:
-            generated = await backend.generate(GenerationRequest(
-                messages=messages, temperature=0.0, stop=tuple(pack.setup_stop),
-                max_tokens=pack.setup_max_tokens or 256, seed=derived_seed(0, "setup", "setup")))
-            replies[task_id] = generated.choices[0].text
-            if args.replies:
-                args.replies.write_text(json.dumps(replies, indent=1))
+        reply = await setup_reply(backend, pack, messages, task_id, replies, args.replies)
         seconds = time.monotonic() - began
-        model = parse_asserts(replies[task_id], problem.entry_point, limit)
+        model = parse_asserts(reply, problem.entry_point, limit)
         examples = docstring_examples(problem.prompt, problem.entry_point, limit)
         reference = references[NUMBER.match(task_id).group(1)]
         model_wrong = await failing(sandbox, reference, model, problem.entry_point)
         examples_wrong = await failing(sandbox, reference, examples, problem.entry_point)
-        totals["model"] += len(model)
-        totals["model_wrong"] += len(model_wrong)
-        totals["examples"] += len(examples)
-        totals["examples_wrong"] += len(examples_wrong)
-        totals["problems_model_wrong"] += bool(model_wrong)
-        totals["problems_examples_wrong"] += bool(examples_wrong)
-        totals["problems_no_model"] += not model
+        tally.add(model, model_wrong, examples, examples_wrong)
         print(f"{task_id:<36} {len(model_wrong):>5} of {len(model):<3} {len(examples_wrong):>8} of {len(examples):<3}"
               f"  {seconds:7.1f}", flush=True)
-    count = len(ids)
-    print(f"\nproblems: {count}; with no usable model assert: {totals['problems_no_model']}")
-    print(f"model-written tests: {totals['model']}, wrong {totals['model_wrong']} "
-          f"({totals['model_wrong'] / max(1, totals['model']):.0%}); problems with a wrong one: "
-          f"{totals['problems_model_wrong']} of {count}")
-    print(f"docstring examples: {totals['examples']}, wrong {totals['examples_wrong']}; "
-          f"problems with a wrong one: {totals['problems_examples_wrong']} of {count}")
+    tally.print_summary(len(ids))
     await sandbox.aclose()
 
 

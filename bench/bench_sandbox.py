@@ -223,7 +223,7 @@ def docker_options(start: bool) -> tuple[dict | None, str, object]:
     return {"base_url": url}, "", None
 
 
-def main() -> None:
+def parse_arguments() -> argparse.Namespace:
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
@@ -237,14 +237,61 @@ def main() -> None:
         "--start-dockerd", action="store_true", help="start a private dockerd if none answers (root)"
     )
     parser.add_argument("--floor", action="store_true", help="also time the designs' forks alone")
-    args = parser.parse_args()
+    return parser.parse_args()
 
+
+def print_header() -> None:
+    """The machine's cores and load, then the table's column names."""
     print(f"cores: {os.cpu_count()}, load average: {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
-    cores = os.cpu_count() or 1
     header = ("backend", "design", "workers", "runs/s", "median ms", "cpu ms/run", "cpu-bound runs/s")
     print(
         f"{header[0]:20} {header[1]:>7} {header[2]:>7} {header[3]:>8} {header[4]:>10} {header[5]:>11} {header[6]:>17}"
     )
+
+
+def measure_backend(backend: str, options: dict, args: argparse.Namespace) -> dict[tuple[str, int], float]:
+    """Runs/s of each (design, workers) on one backend, each printed as a row as it is measured.
+
+    A sandbox that turns out unavailable is printed, and the remaining designs
+    at that worker count are skipped."""
+    cores = os.cpu_count() or 1
+    rates: dict[tuple[str, int], float] = {}
+    for workers in args.workers:
+        for design in args.designs:
+            try:
+                rate, median, cpu = asyncio.run(measure(backend, design, workers, args.runs, dict(options)))
+            except SandboxUnavailable as error:
+                print(f"{backend:20} unavailable: {error}")
+                break
+            rates[design, workers] = rate
+            label = backend + (" (INSECURE)" if backend == "process" else "")
+            bound = f"{cores * 1000 / cpu:.0f}" if workers >= cores else "-"
+            print(
+                f"{label:20} {design:>7} {workers:>7} {rate:>8.0f} {median:>10.2f} {cpu:>11.2f} {bound:>17}",
+                flush=True,
+            )
+    return rates
+
+
+def print_ratios(rates: dict[tuple[str, str, int], float]) -> None:
+    """split/shared for every backend and worker count that measured both."""
+    for (backend, design, workers), rate in rates.items():
+        shared = rates.get((backend, "shared", workers))
+        if design == "split" and shared:
+            print(f"{backend} with {workers} worker(s): split/shared = {rate / shared:.2f}")
+
+
+def print_floor(runs: int) -> None:
+    figures = floor(runs)
+    print(
+        f"forking alone, CPU ms per run: split {figures['split']:.2f}, shared {figures['shared']:.2f} "
+        f"(split costs {figures['split'] - figures['shared']:.2f} ms more before any work)"
+    )
+
+
+def main() -> None:
+    args = parse_arguments()
+    print_header()
     rates: dict[tuple[str, str, int], float] = {}
     started_engine = None
     try:
@@ -257,32 +304,11 @@ def main() -> None:
                     continue
             if backend == "process":
                 options["allow_insecure"] = True
-            for workers in args.workers:
-                for design in args.designs:
-                    try:
-                        rate, median, cpu = asyncio.run(
-                            measure(backend, design, workers, args.runs, dict(options))
-                        )
-                    except SandboxUnavailable as error:
-                        print(f"{backend:20} unavailable: {error}")
-                        break
-                    rates[backend, design, workers] = rate
-                    label = backend + (" (INSECURE)" if backend == "process" else "")
-                    bound = f"{cores * 1000 / cpu:.0f}" if workers >= cores else "-"
-                    print(
-                        f"{label:20} {design:>7} {workers:>7} {rate:>8.0f} {median:>10.2f} {cpu:>11.2f} {bound:>17}",
-                        flush=True,
-                    )
-        for (backend, design, workers), rate in rates.items():
-            shared = rates.get((backend, "shared", workers))
-            if design == "split" and shared:
-                print(f"{backend} with {workers} worker(s): split/shared = {rate / shared:.2f}")
+            for (design, workers), rate in measure_backend(backend, options, args).items():
+                rates[backend, design, workers] = rate
+        print_ratios(rates)
         if args.floor:
-            figures = floor(min(args.runs, 500))
-            print(
-                f"forking alone, CPU ms per run: split {figures['split']:.2f}, shared {figures['shared']:.2f} "
-                f"(split costs {figures['split'] - figures['shared']:.2f} ms more before any work)"
-            )
+            print_floor(min(args.runs, 500))
     finally:
         if started_engine is not None:
             started_engine.stop()

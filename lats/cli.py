@@ -10,12 +10,12 @@ Subcommands are contributed by the packages that own them:
   lats conformance ADDR    lats.conformance.cli
   lats model ...           llm_gateway.model_cli
   lats demo                lats.demo
-  lats bench               lats.bench.cli
-  lats runs ...            lats.runs.cli
+  lats bench               lats.method_comparison.cli
+  lats runs ...            lats.run_inspection.cli
   lats wiki ...            env_servers.wiki.cli
   lats webshop ...         env_servers.webshop.cli
   lats health ADDR         lats.health
-  lats deploy ...          lats.deploy.cli
+  lats deploy ...          lats.deploy_artifacts.cli
 """
 
 from __future__ import annotations
@@ -50,12 +50,12 @@ def _register() -> None:
     from env_servers.openenv_app.cli import serve_openenv
     from env_servers.webshop.cli import webshop
     from env_servers.wiki.cli import wiki
-    from lats.bench.cli import bench
+    from lats.method_comparison.cli import bench
     from lats.conformance.cli import conformance
-    from lats.deploy.cli import deploy
+    from lats.deploy_artifacts.cli import deploy
     from lats.health import health
     from lats.demo import demo
-    from lats.runs.cli import runs
+    from lats.run_inspection.cli import runs
     from lats.ui.cli import serve_ui
     from llm_gateway.model_cli import model
     from llm_gateway.cli import serve_gateway

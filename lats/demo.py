@@ -22,7 +22,7 @@ import uuid
 import click
 
 from lats.processes import ServiceStartError, running_services, stop_on_signals
-from lats.runs.cli import default_db
+from lats.run_inspection.cli import default_db
 from planner.event_printer import EventPrinter
 
 

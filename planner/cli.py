@@ -76,7 +76,7 @@ def advertised_address(host: str, port: int, advertise: str | None) -> str:
 def serve_planner(host, port, gateway, db, heartbeat, lease, max_runs,
                   env_timeout, model_timeout, deadline, gateway_check, advertise, metrics_port):
     """Run the planner service (LATS search over any environment server)."""
-    from llm_gateway.client import GatewayClient
+    from planner.gateway_client import GatewayClient
     from planner.runs import LeaseSettings, open_run_store
     from planner.service import PlannerServicer, PlannerSettings
 

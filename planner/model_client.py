@@ -99,7 +99,7 @@ class GatewayModel(ModelClient):
     def __init__(self, gateway, run_id: str, model: str = "", budget: RunBudget | None = None,
                  record: CallRecorder | None = None):
         super().__init__()
-        self._gateway = gateway  # llm_gateway.client.GatewayClient
+        self._gateway = gateway  # planner.gateway_client.GatewayClient
         self._run_id = run_id
         self._model = model
         self._budget = budget or RunBudget()

@@ -175,7 +175,7 @@ def _run_snapshot(live: LiveRun) -> pb.Run:
 
 class PlannerServicer(pb_grpc.PlannerServicer):
     def __init__(self, gateway, store: RunStore, settings: PlannerSettings | None = None):
-        self._gateway = gateway  # llm_gateway.client.GatewayClient
+        self._gateway = gateway  # planner.gateway_client.GatewayClient
         self._store = store
         self._settings = settings or PlannerSettings()
         self._slots = asyncio.Semaphore(self._settings.max_concurrent_runs)

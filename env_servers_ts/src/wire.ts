@@ -16,7 +16,7 @@ export interface Descriptor {
   nestedType?: Descriptor[];
 }
 
-/** Every message descriptor by full name (".lats.v1.StepRequest"), nested ones included. */
+/** Every message descriptor by full name (".lats.environment.v2.StepRequest"), nested ones included. */
 export function descriptorsByName(roots: Record<string, Descriptor>): Map<string, Descriptor> {
   const byName = new Map<string, Descriptor>();
   const add = (name: string, type: Descriptor) => {

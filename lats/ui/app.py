@@ -30,7 +30,7 @@ from pathlib import Path
 from aiohttp import web
 from prometheus_client import CONTENT_TYPE_LATEST, Counter, Gauge, generate_latest
 
-from lats.runs.views import STATUS_VALUES, message_json
+from lats.run_inspection.views import STATUS_VALUES, message_json
 from lats_client import LatsError
 from lats.ui.live import RunNotFound, follow_run
 from planner.runs import RunQuery, RunStore

@@ -35,7 +35,7 @@ def serve_ui(host: str, port: int, db: str | None, planner_address: str | None,
     """Serve the run viewer: runs with filters, and each run's tree, live while it runs."""
     from aiohttp import web
 
-    from lats.runs.cli import default_db, open_source
+    from lats.run_inspection.cli import default_db, open_source
     from lats.ui.app import make_app
     from lats_client import LatsError
 

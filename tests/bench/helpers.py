@@ -6,8 +6,8 @@ from lats_pb import environment_pb2 as env_pb
 from lats_pb import planner_pb2 as pb
 from lats_runtime.reward_modes import to_wire
 
-from lats.bench.records import error_record, record_from_result
-from lats.bench.variants import MethodVariant, plan_jobs
+from lats.method_comparison.records import error_record, record_from_result
+from lats.method_comparison.variants import MethodVariant, plan_jobs
 
 
 def job(task="t1", spec="lats", k=5, max_calls=0):

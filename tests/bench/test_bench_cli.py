@@ -19,7 +19,7 @@ from statistics import fmean
 
 import pytest
 
-from lats.bench.store import BenchStore
+from lats.method_comparison.store import BenchStore
 
 
 def bench_command(services, out: Path, *args: str) -> list[str]:

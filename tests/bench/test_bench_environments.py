@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from lats.bench.store import BenchStore
+from lats.method_comparison.store import BenchStore
 
 PROGRAM = ("```python\nfrom typing import List\n\n"
            "def has_close_elements(numbers: List[float], threshold: float) -> bool:\n"

@@ -21,7 +21,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from lats.bench.store import BenchStore
+from lats.method_comparison.store import BenchStore
 
 HERE = Path(__file__).parent / "recordings"
 RECORDING = HERE / "game24_0_qwen0.5b.jsonl.gz"

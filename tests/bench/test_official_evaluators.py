@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pytest
 
-from lats.bench.store import BenchStore
+from lats.method_comparison.store import BenchStore
 from lats_runtime.resources import data_file
 from tests.bench.hotpot_script_logic import evaluate
 

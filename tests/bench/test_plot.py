@@ -1,6 +1,6 @@
 """Success vs k: from k sweeps, or read off one run of an anytime method."""
 
-from lats.bench.plot import plot_success_vs_k, success_curves
+from lats.method_comparison.plot import plot_success_vs_k, success_curves
 
 from tests.bench.helpers import record
 

@@ -2,7 +2,7 @@
 
 import pytest
 
-from lats.bench.summary import summarize, table, to_markdown
+from lats.method_comparison.summary import summarize, table, to_markdown
 
 from tests.bench.helpers import failed_job, record
 

@@ -2,7 +2,7 @@
 
 import pytest
 
-from lats.bench.variants import MethodVariant, job_key, plan_jobs
+from lats.method_comparison.variants import MethodVariant, job_key, plan_jobs
 
 
 def test_a_spec_names_a_method_and_its_switches():
@@ -57,7 +57,7 @@ def test_job_keys_are_stable_and_depend_on_task_label_and_config():
 def test_list_methods_prints_every_method_and_switch():
     from click.testing import CliRunner
 
-    from lats.bench.cli import bench
+    from lats.method_comparison.cli import bench
     from planner.methods import METHODS
 
     result = CliRunner().invoke(bench, ["--list-methods"])

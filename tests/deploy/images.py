@@ -49,7 +49,7 @@ class ImagePreparation:
     def _prepare(self) -> None:
         import docker
 
-        from lats.deploy.images import build_postgres_image, build_service_image
+        from lats.deploy_artifacts.images import build_postgres_image, build_service_image
 
         try:
             PREPARATION._thread.join(TIMEOUT)

@@ -71,7 +71,7 @@ def _override(folder: Path) -> Path:
 
 
 def _records(database: Path) -> list[dict]:
-    """The bench's stored records (lats.bench.store's table), [] until it exists."""
+    """The bench's stored records (lats.method_comparison.store's table), [] until it exists."""
     if not database.is_file():
         return []
     try:

@@ -12,7 +12,7 @@ import pytest
 from click.testing import CliRunner
 
 from lats.cli import main
-from lats.deploy import images, wheels
+from lats.deploy_artifacts import images, wheels
 from llm_gateway import model_store
 from tests.deploy.compose import ROOT
 

@@ -18,7 +18,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from lats.bench.store import BenchStore
+from lats.method_comparison.store import BenchStore
 
 RECORDING = Path(__file__).parent / "recordings" / "humaneval_34_greedy_qwen0.5b.jsonl"
 

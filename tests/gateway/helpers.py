@@ -15,9 +15,9 @@ from llm_gateway.backends.base import (
     GenerationRequest,
     GenerationResult,
 )
-from llm_gateway.client import GatewayClient
 from llm_gateway.service import LlmGatewayServicer, gateway_service_spec
 from llm_gateway.settings import GatewaySettings
+from planner.gateway_client import GatewayClient
 
 USER = [("user", "hello there")]
 

@@ -9,7 +9,7 @@ import sys
 
 import pytest
 
-from llm_gateway.client import GatewayClient
+from planner.gateway_client import GatewayClient
 
 
 def gateway_command() -> list[str]:

@@ -9,9 +9,9 @@ import pytest
 
 from lats_runtime.serving import ServerOptions, start_server
 from llm_gateway.backends.base import BackendError
-from llm_gateway.client import GatewayClient
 from llm_gateway.service import LlmGatewayServicer, gateway_service_spec
 from llm_gateway.settings import GatewaySettings
+from planner.gateway_client import GatewayClient
 
 from .helpers import USER, EchoBackend, FailingBackend, SlowBackend, running_gateway, unavailable
 

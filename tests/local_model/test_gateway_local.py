@@ -8,8 +8,8 @@ from lats_pb import llm_pb2
 
 from lats_runtime.serving import ServerOptions, start_server
 from llm_gateway.backends.factory import make_backend
-from llm_gateway.client import GatewayClient
 from llm_gateway.service import LlmGatewayServicer, gateway_service_spec
+from planner.gateway_client import GatewayClient
 
 pytestmark = pytest.mark.slow_model
 

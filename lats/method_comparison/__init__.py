@@ -1,5 +1,8 @@
 """`lats bench`: method comparisons at equal budgets, as one command.
 
+This package is the command; the top-level bench/ is where measured figures
+live (scripts that print them, and the records of `lats bench` runs).
+
 A bench runs a slice of an environment's tasks with one or more method
 variants (planner.methods, plus ablation switches) and budgets through the
 planner, with bounded concurrency, storing each finished run at once:

@@ -26,7 +26,7 @@ from typing import IO
 
 from env_servers.sandbox.rootfs import RootfsSpec, RootfsUnavailable, ensure_rootfs_image
 from lats_runtime.resources import cache_dir
-from lats.deploy.wheels import fill_wheelhouse
+from lats.deploy_artifacts.wheels import fill_wheelhouse
 
 REGISTRY_BASE = "python:3.11-slim-bookworm"
 # What every LATS service needs from the system: Python 3.11 with venv (the

@@ -17,7 +17,7 @@ from rich.tree import Tree
 from lats_pb import planner_pb2 as pb
 from lats_runtime.reward_modes import name_of
 
-from lats.runs.views import NOT_EVALUATED, answer_path, status_name, value_formula
+from lats.run_inspection.views import NOT_EVALUATED, answer_path, status_name, value_formula
 
 STATUS_STYLES = {"solved": "bold green", "failed": "bold red", "error": "bold red",
                  "running": "bold cyan", "interrupted": "bold yellow"}

@@ -16,7 +16,7 @@ from pathlib import Path
 
 import click
 
-from lats.runs.views import STATUS_VALUES, message_json, status_name
+from lats.run_inspection.views import STATUS_VALUES, message_json, status_name
 from planner.runs import RunQuery, RunStore, open_run_store
 from planner.runs.store import MAX_LIST_LIMIT
 
@@ -49,7 +49,7 @@ async def open_source(location: str, planner_address: str | None):
     """The runs to read: a planner when an address is given, else the store."""
     if not planner_address:
         return await open_store(location)
-    from lats.runs.remote import PlannerRuns
+    from lats.run_inspection.remote import PlannerRuns
     from lats_runtime.channels import AddressError
 
     try:
@@ -142,7 +142,7 @@ def list_runs(db, planner_address, environment, method, statuses, model, task, l
         return
     from rich.console import Console
 
-    from lats.runs.table import runs_table
+    from lats.run_inspection.table import runs_table
 
     console = Console()
     if not console.is_terminal:
@@ -163,7 +163,7 @@ def show(db, planner_address, run_id, depth, full):
     """Show one run: its settings, result, hidden-test score and search tree."""
     from rich.console import Console
 
-    from lats.runs.text_tree import render
+    from lats.run_inspection.text_tree import render
 
     run = _with_store(db, lambda store: find_run(store, run_id), planner_address)
     console = Console()
@@ -221,7 +221,7 @@ def export(db, planner_address, run_ids, form, output, environment, method, stat
                   else [await store.get(listed.run_id) for listed in await store.list_runs(query)])
         return [(run, await store.calls(run.run_id)) for run in chosen if run is not None]
 
-    from lats.runs.training import write_training_data
+    from lats.run_inspection.training import write_training_data
 
     selected = _with_store(db, gather)
     if not selected:

@@ -26,7 +26,7 @@ import datetime
 from lats_pb import planner_pb2 as pb
 from lats_runtime.reward_modes import name_of
 
-from lats.bench.variants import Job
+from lats.method_comparison.variants import Job
 
 _STATUS = {pb.RUN_STATUS_SOLVED: "solved", pb.RUN_STATUS_FAILED: "failed"}
 

@@ -25,8 +25,8 @@ from tenacity import AsyncRetrying, retry_if_exception_type, stop_after_delay, w
 from lats_client import (AsyncPlanner, LatsError, NotAPlanner, ServiceBusy,
                          ServiceUnavailable)
 
-from lats.bench.records import error_record, record_from_result
-from lats.bench.variants import Job
+from lats.method_comparison.records import error_record, record_from_result
+from lats.method_comparison.variants import Job
 
 log = logging.getLogger(__name__)
 

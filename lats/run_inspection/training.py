@@ -34,7 +34,7 @@ from typing import Any
 from lats_pb import planner_pb2 as pb
 from lats_runtime.reward_modes import name_of
 
-from lats.runs.views import answer_path, status_name
+from lats.run_inspection.views import answer_path, status_name
 from planner.prompting import action_key
 
 FILES = ("expansions", "preferences", "answers", "runs")

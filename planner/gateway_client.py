@@ -1,4 +1,11 @@
-"""GatewayClient: a small async client for the LLM gateway (one or many replicas)."""
+"""GatewayClient: the planner's async client of the LLM gateway (one or many replicas).
+
+The wire calls alone (Generate, GetUsage, DescribeBackend, with deadlines and
+retries); `model_client.GatewayModel` adds the run's budget and usage on top.
+Like `environment_client.py`, it lives with its caller: a service's client of
+another service sits in the calling service, so no service imports another's
+package (see tests/test_floors.py).
+"""
 
 from __future__ import annotations
 

@@ -30,16 +30,16 @@ import grpc
 from lats_pb import environment_pb2 as env_pb
 from lats_pb import environment_pb2_grpc as env_grpc
 
-from lats.bench.plot import plot_success_vs_k
-from lats.bench.runner import PlannerUnreachable, run_jobs
-from lats.bench.store import BenchStore
-from lats.bench.summary import group_key, summarize, to_markdown, to_rich
-from lats.bench.variants import OPTION_FIELDS, MethodVariant, plan_jobs
+from lats.method_comparison.plot import plot_success_vs_k
+from lats.method_comparison.runner import PlannerUnreachable, run_jobs
+from lats.method_comparison.store import BenchStore
+from lats.method_comparison.summary import group_key, summarize, to_markdown, to_rich
+from lats.method_comparison.variants import OPTION_FIELDS, MethodVariant, plan_jobs
 from lats.processes import stop_on_signals
 from lats_runtime.channels import open_channel
 
 DB_NAME = "bench.sqlite3"
-EVALUATED_ENVIRONMENTS = ("coderunner", "hotpotqa", "hotpotqa-cot")   # lats.bench.exports
+EVALUATED_ENVIRONMENTS = ("coderunner", "hotpotqa", "hotpotqa-cot")   # exports.py
 
 
 def _int_list(value: str, name: str) -> list[int]:
@@ -125,7 +125,7 @@ def _services(start: bool, planner, env, specs):
 def write_samples(records: list[dict], out: Path) -> list[Path]:
     """The official evaluators' files (human-eval samples + problems, HotPotQA
     predictions + gold) per variant group; prints the commands that check them."""
-    from lats.bench.exports import write_exports
+    from lats.method_comparison.exports import write_exports
 
     exported = write_exports(records, out, group_key)
     for problem in exported.problems:

@@ -57,9 +57,9 @@ def image(offline: bool, base: str | None, extras: str, models: tuple[str, ...],
           source: Path | None, docker_host: str | None) -> None:
     """Build the one image every service runs (deploy/Dockerfile); with --models, the
     gateway's image (compose: --tag lats-gateway:latest)."""
-    from lats.deploy.images import ImageBuildError, build_service_image, source_root
+    from lats.deploy_artifacts.images import ImageBuildError, build_service_image, source_root
     from env_servers.sandbox.rootfs import RootfsUnavailable
-    from lats.deploy.wheels import WheelhouseError
+    from lats.deploy_artifacts.wheels import WheelhouseError
 
     from llm_gateway.model_store import ModelStoreError, get_spec
 
@@ -86,7 +86,7 @@ def image(offline: bool, base: str | None, extras: str, models: tuple[str, ...],
 @_docker_host
 def postgres_image(tag: str, source: Path | None, docker_host: str | None) -> None:
     """Build Debian's PostgreSQL 15 as an image (for machines without a registry)."""
-    from lats.deploy.images import ImageBuildError, build_postgres_image, source_root
+    from lats.deploy_artifacts.images import ImageBuildError, build_postgres_image, source_root
     from env_servers.sandbox.rootfs import RootfsUnavailable
 
     client = _client(docker_host)
@@ -102,7 +102,7 @@ def postgres_image(tag: str, source: Path | None, docker_host: str | None) -> No
 @click.argument("folder", type=click.Path(file_okay=False, path_type=Path))
 def secrets(folder: Path) -> None:
     """Create the deployment's shared secrets in FOLDER (existing ones are kept)."""
-    from lats.deploy.secrets import init_secrets
+    from lats.deploy_artifacts.secrets import init_secrets
 
     for name, created in init_secrets(folder).items():
         click.echo(f"{folder / name}: {'created' if created else 'kept'}")

@@ -8,8 +8,8 @@ from rich.text import Text
 
 from lats_pb import planner_pb2 as pb
 
-from lats.runs.text_tree import STATUS_STYLES
-from lats.runs.views import status_name
+from lats.run_inspection.text_tree import STATUS_STYLES
+from lats.run_inspection.views import status_name
 
 
 def _budget(config: pb.SearchConfig) -> str:
