@@ -41,6 +41,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from lats_pb import environment_pb2 as env_pb
+from lats_runtime.run_status import RunStatus
 
 from planner.environment import Environment, TaskRef
 from planner.answers import AnswerBook
@@ -93,7 +94,7 @@ class LatsConfig:
 
 @dataclass
 class SearchOutcome:
-    status: str                   # "solved" | "failed"
+    status: RunStatus             # SOLVED | FAILED (ERROR: the search raised)
     answer: Node | None
     reason: str = ""
     iterations: int = 0

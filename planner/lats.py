@@ -50,6 +50,8 @@ from __future__ import annotations
 
 import asyncio
 
+from lats_runtime.run_status import RunStatus
+
 from planner.context import (DEFAULT_ITERATIONS, DEFAULT_MAX_DEPTH, DEFAULT_N_SAMPLES,
                              LatsConfig, SearchContext, SearchOutcome, derived_seed)
 from planner.search import Strategy
@@ -106,7 +108,7 @@ class Mcts(Strategy):
                 outcome.reason = SETTLED
                 break
             if ctx.is_success(end) and ctx.config.answer_rule != "agreement":
-                outcome.status = "solved"
+                outcome.status = RunStatus.SOLVED
                 outcome.reason = "a terminal state reached the success threshold"
                 break
             if (config.reflection and not config.reflect_each_failure
@@ -164,7 +166,7 @@ class _TreeParallel:
         if self.solved and self.ctx.answer_settled():
             outcome.reason = SETTLED
         elif self.solved:
-            outcome.status = "solved"
+            outcome.status = RunStatus.SOLVED
             outcome.reason = "a terminal state reached the success threshold"
         elif self.budget_error is not None:
             raise self.budget_error
