@@ -6,6 +6,7 @@ import os
 import socket
 import uuid
 from dataclasses import dataclass, field
+from typing import Any
 
 from planner.environment import Environment
 from planner.environment_client import connect_environment
@@ -32,10 +33,10 @@ class PlannerSettings:
 @dataclass
 class Replica:
     """The planner replica a run executes on: its settings, its LLM gateway client
-    (llm_gateway.client.GatewayClient) and its live runs."""
+    and its live runs."""
 
     settings: PlannerSettings
-    gateway: object
+    gateway: Any                             # llm_gateway.client.GatewayClient
     runs: LiveRuns
 
     def connect(self, address: str) -> Environment:

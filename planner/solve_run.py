@@ -23,6 +23,7 @@ import datetime
 import logging
 import time
 import uuid
+from collections.abc import AsyncIterator
 
 import grpc
 
@@ -166,7 +167,7 @@ class SolveRun:
         run.result.second_term = second_term(self.config)
         return run
 
-    async def stream(self):
+    async def stream(self) -> AsyncIterator[pb.SearchEvent]:
         """The search's events as it emits them; the last is `finished`."""
         while (event := await self.queue.get()) is not None:
             yield event
