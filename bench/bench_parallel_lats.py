@@ -23,6 +23,8 @@ import time
 from fractions import Fraction
 from functools import lru_cache
 
+from lats_runtime.run_status import RunStatus
+
 from planner.search_config import LatsConfig
 from planner.environment import TaskRef
 from planner.environment_client import connect_environment
@@ -142,7 +144,7 @@ async def solve_all(env_address: str, tasks: list[str], parallel: int, args) -> 
             search = method_spec("lats").search(env, description, model, config,
                                                 TaskRef(task_id=task), EventSink())
             outcome = await search.run()
-            solved += outcome.status == "solved"
+            solved += outcome.status is RunStatus.SOLVED
             calls += model.started        # calls started, cancelled ones included
     finally:
         await env.aclose()

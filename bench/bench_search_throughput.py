@@ -38,6 +38,7 @@ from lats_pb import environment_pb2_grpc as env_grpc
 from lats_pb import planner_pb2 as pb
 from lats_pb import planner_pb2_grpc as pb_grpc
 from lats_runtime.channels import open_channel
+from lats_runtime.run_status import RunStatus, from_wire
 
 # Every act call returns the same five first steps for 4 4 6 8: valid at the
 # root, invalid deeper down, so the tree keeps growing without ever solving.
@@ -124,7 +125,7 @@ async def run_searches(planner: str, env: str, searches: int, iterations: int,
                     try:
                         async for event in stub.Solve(request, timeout=600):
                             if event.HasField("finished"):
-                                if event.finished.status == pb.RUN_STATUS_ERROR:
+                                if from_wire(event.finished.status) is RunStatus.ERROR:
                                     raise RuntimeError(event.finished.error)
                                 nodes += event.finished.nodes
                                 expansions += event.finished.nodes_expanded

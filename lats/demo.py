@@ -21,6 +21,8 @@ import uuid
 
 import click
 
+from lats_runtime.run_status import RunStatus
+
 from lats.processes import ServiceStartError, running_services, stop_on_signals
 from lats.run_inspection.cli import default_db
 from planner.event_printer import EventPrinter
@@ -38,7 +40,7 @@ def _stream(planner: str, env: str, task: str, run_id: str, settings: dict) -> i
                 printer.print(event.message)
     except LatsError as exc:
         raise click.ClickException(str(exc)) from None
-    return 0 if search.final.status != "error" else 1
+    return 0 if search.final.status is not RunStatus.ERROR else 1
 
 
 def _reopen_hint(run_id: str, db: str) -> str:

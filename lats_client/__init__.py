@@ -17,6 +17,8 @@ Errors are LatsError subclasses that name the service, its address and the
 status (lats_client.errors).
 """
 
+from lats_runtime.run_status import RunStatus
+
 from lats_client.aio import AsyncPlanner, AsyncSearch
 from lats_client.errors import (DeadlineExceeded, InvalidRequest, LatsError, NotAPlanner,
                                 RunNotFound, ServiceBusy, ServiceUnavailable)
@@ -30,7 +32,7 @@ __all__ = [
     "AsyncPlanner", "AsyncSearch", "Backpropagated", "DeadlineExceeded", "Event", "Facets",
     "Finished", "InvalidRequest", "IterationStarted", "LatsError", "Node", "NodeAdded",
     "NodeEvaluated", "NodeSelected", "NotAPlanner", "Planner", "Reflection", "ReflectionAdded",
-    "Result", "Run", "RunNotFound", "RunPage", "Score", "Search", "SearchStreamError",
+    "Result", "Run", "RunNotFound", "RunPage", "RunStatus", "Score", "Search", "SearchStreamError",
     "ServiceBusy", "ServiceUnavailable", "SetupFinished", "SetupStarted", "Snapshot", "Started",
     "TerminalReached", "Usage",
 ]

@@ -16,7 +16,7 @@ from google.protobuf import json_format
 
 from lats_pb import planner_pb2 as pb
 
-from lats_client.types import status_value
+from lats_runtime.run_status import parse, to_wire
 
 CONFIG_FIELDS = tuple(f.name for f in pb.SearchConfig.DESCRIPTOR.fields)
 SHORTCUTS = {"n": "n_samples", "k": "iterations", "depth": "max_depth"}
@@ -75,9 +75,10 @@ def list_request(*, environment: str = "", method: str = "",
                  status: str | Sequence[str] = (), model: str = "", task: str = "",
                  run_id_prefix: str = "", page_size: int = 50, offset: int = 0,
                  facets: bool = False) -> pb.ListRunsRequest:
-    """A ListRunsRequest; `status` is a short name ("solved") or several."""
+    """A ListRunsRequest; `status` is a short name ("solved", a RunStatus) or several;
+    an unknown name is a ValueError that lists the names."""
     statuses = [status] if isinstance(status, str) else list(status)
     return pb.ListRunsRequest(
-        environment=environment, method=method, statuses=[status_value(s) for s in statuses],
+        environment=environment, method=method, statuses=[to_wire(parse(s)) for s in statuses],
         model=model, task=task, run_id_prefix=run_id_prefix, page_size=page_size,
         page_token=str(offset) if offset else "", include_facets=facets)

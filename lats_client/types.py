@@ -2,8 +2,9 @@
 
 Every class is a frozen dataclass built from the protobuf message by its
 `from_message`; the message itself stays reachable as `.message` (left out of
-equality and repr) for tools that want the wire form. Statuses are short
-names: "running", "solved", "failed", "error", "interrupted".
+equality and repr) for tools that want the wire form. Statuses are
+`RunStatus` members, strings equal to their short names: "running", "solved",
+"failed", "error", "interrupted".
 """
 
 from __future__ import annotations
@@ -15,25 +16,7 @@ from google.protobuf import json_format
 
 from lats_pb import planner_pb2 as pb
 from lats_runtime.reward_modes import name_of
-
-STATUS_NAMES = {value: name.removeprefix("RUN_STATUS_").lower()
-                for name, value in pb.RunStatus.items()}
-STATUS_VALUES = {name: value for value, name in STATUS_NAMES.items() if value}
-
-
-def status_name(value: int) -> str:
-    """The short name of a RunStatus value ("unspecified" for 0 or an unknown one)."""
-    return STATUS_NAMES.get(int(value), "unspecified")
-
-
-def status_value(name: str) -> int:
-    """The RunStatus value of a short name; ValueError lists the names."""
-    try:
-        return STATUS_VALUES[name]
-    except KeyError:
-        raise ValueError(f"unknown run status {name!r}; use one of "
-                         f"{', '.join(sorted(STATUS_VALUES))}") from None
-
+from lats_runtime.run_status import RunStatus, from_wire
 
 def message_dict(message) -> dict[str, Any]:
     """A message as a dict with proto field names, every field present."""
@@ -103,7 +86,7 @@ class Result:
     """How a run ended: its answer, the hidden-test score, what it cost, and the
     settings it ran with (`config`, SearchConfig's fields by name)."""
 
-    status: str
+    status: RunStatus
     actions: tuple[str, ...]
     final_observation: str
     reward: float
@@ -133,7 +116,7 @@ class Result:
     @property
     def solved(self) -> bool:
         """The search reached its success threshold."""
-        return self.status == "solved"
+        return self.status is RunStatus.SOLVED
 
     @property
     def success(self) -> bool:
@@ -150,7 +133,7 @@ class Result:
         score = (Score(result.score.score, result.score.success, result.score.details,
                        dict(result.score.metrics)) if result.scored else None)
         return cls(
-            status=status_name(result.status), actions=tuple(result.actions),
+            status=from_wire(result.status), actions=tuple(result.actions),
             final_observation=result.final_observation, reward=result.reward, score=score,
             usage=Usage(result.usage.calls, result.usage.prompt_tokens,
                         result.usage.completion_tokens),
@@ -180,7 +163,7 @@ class Run:
     `reflections` and `setup` are empty; `run()` gives the whole record."""
 
     run_id: str
-    status: str
+    status: RunStatus
     task_id: str
     created_at: str
     owner: str
@@ -195,7 +178,7 @@ class Run:
 
     @property
     def running(self) -> bool:
-        return self.status == "running"
+        return self.status is RunStatus.RUNNING
 
     def node(self, node_id: str) -> Node:
         """The node with that id; KeyError when the tree has none."""
@@ -218,7 +201,7 @@ class Run:
     def from_message(cls, run: pb.Run) -> Run:
         notes = (tuple(Reflection(n.node_id, n.text) for n in run.reflection_notes)
                  or tuple(Reflection("", text) for text in run.reflections))
-        return cls(run_id=run.run_id, status=status_name(run.status),
+        return cls(run_id=run.run_id, status=from_wire(run.status),
                    task_id=run.task_id or run.result.task_id, created_at=run.created_at,
                    owner=run.owner, owner_address=run.owner_address,
                    heartbeat_at=run.heartbeat_at, last_seq=run.last_seq,

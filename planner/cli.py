@@ -11,6 +11,7 @@ from pathlib import Path
 import click
 from google.protobuf import json_format
 
+from lats_runtime.run_status import RunStatus
 from lats_runtime.serving import ServerOptions, ServiceSpec, serve_forever
 from lats_pb import planner_pb2, planner_pb2_grpc
 
@@ -78,7 +79,8 @@ def serve_planner(host, port, gateway, db, heartbeat, lease, max_runs,
     """Run the planner service (LATS search over any environment server)."""
     from planner.gateway_client import GatewayClient
     from planner.runs import LeaseSettings, open_run_store
-    from planner.service import PlannerServicer, PlannerSettings
+    from planner.replica import PlannerSettings
+    from planner.service import PlannerServicer
 
     try:
         lease_settings = LeaseSettings(heartbeat, lease)
@@ -177,4 +179,4 @@ def solve(planner_address, env_address, task_id, run_id, fallback_env, method, n
     except LatsError as exc:
         click.echo(f"error: {exc}", err=True)
         sys.exit(2)
-    sys.exit(0 if search.final.status != "error" else 1)
+    sys.exit(0 if search.final.status is not RunStatus.ERROR else 1)

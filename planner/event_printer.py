@@ -6,9 +6,15 @@ from typing import TextIO
 
 from lats_pb import planner_pb2 as pb
 from lats_runtime.reward_modes import name_of
+from lats_runtime.run_status import RunStatus, from_wire
 
-_STATUS_NAMES = {pb.RUN_STATUS_SOLVED: "SOLVED", pb.RUN_STATUS_FAILED: "FAILED",
-                 pb.RUN_STATUS_ERROR: "ERROR", pb.RUN_STATUS_RUNNING: "RUNNING"}
+_PRINTED = (RunStatus.SOLVED, RunStatus.FAILED, RunStatus.ERROR, RunStatus.RUNNING)
+
+
+def _status_label(value: int) -> str:
+    """A finished search's status in capitals ("SOLVED"); "?" for any other."""
+    status = from_wire(value)
+    return status.upper() if status in _PRINTED else "?"
 
 
 def _short(text: str, width: int = 90) -> str:
@@ -80,7 +86,7 @@ class EventPrinter:
         self._line(f"  backprop r={e.reward:g}: {stats}")
 
     def _on_finished(self, r: pb.RunResult, event) -> None:
-        self._line(f"== {_STATUS_NAMES.get(r.status, '?')} after {r.iterations} iterations, "
+        self._line(f"== {_status_label(r.status)} after {r.iterations} iterations, "
                    f"{r.nodes_expanded} expansions, {r.nodes} nodes ({r.error or r.stop_reason})")
         for i, action in enumerate(r.actions, start=1):
             self._line(f"   {i}. {action}")

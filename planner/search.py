@@ -22,6 +22,7 @@ import time
 from dataclasses import dataclass, field
 
 from lats_pb import environment_pb2 as env_pb
+from lats_runtime.run_status import RunStatus
 
 from planner.context import SearchContext
 from planner.environment import Environment, TaskRef
@@ -34,7 +35,7 @@ from planner.tree import Node
 
 @dataclass
 class SearchOutcome:
-    status: str                   # "solved" | "failed"
+    status: RunStatus             # SOLVED | FAILED (ERROR: the search raised)
     answer: Node | None
     reason: str = ""
     iterations: int = 0
@@ -97,7 +98,7 @@ class Search:
     def description(self) -> env_pb.DescribeResponse:
         return self.context.description
 
-    def partial_outcome(self, status: str) -> SearchOutcome:
+    def partial_outcome(self, status: RunStatus) -> SearchOutcome:
         """What a search that ended abnormally (an environment or gateway failure) got
         through: its iterations and expansions so far, no answer."""
         return SearchOutcome(status=status, answer=None, iterations=self.context.iterations,
@@ -107,7 +108,7 @@ class Search:
     async def run(self) -> SearchOutcome:
         """The search, and the fallback search if there is one and the first failed."""
         first = await _episode(self.context, self.strategy)
-        if first.status == "solved" or self.fallback_env is None:
+        if first.status is RunStatus.SOLVED or self.fallback_env is None:
             return first
         ctx = self.context
         description = await self.fallback_env.describe()
@@ -132,13 +133,13 @@ async def _episode(ctx: SearchContext, strategy: Strategy) -> SearchOutcome:
     The model budget running out ends the search gracefully (status failed).
     """
     started = time.monotonic()
-    outcome = SearchOutcome(status="failed", answer=None)
+    outcome = SearchOutcome(status=RunStatus.FAILED, answer=None)
     try:
         await ctx.start()
         result = await strategy.search(ctx)
         outcome.reason, outcome.answer = result.reason, result.answer
         if result.solved:
-            outcome.status = "solved"
+            outcome.status = RunStatus.SOLVED
     except BudgetExhausted as exc:
         outcome.reason = f"model budget spent: {exc}"
     outcome.iterations = ctx.iterations
@@ -147,7 +148,7 @@ async def _episode(ctx: SearchContext, strategy: Strategy) -> SearchOutcome:
             outcome.answer = strategy.choose_answer(ctx)
             outcome.answer_reason = ctx.answers.reason
         if outcome.answer is not None and ctx.is_success(outcome.answer):
-            outcome.status = "solved"
+            outcome.status = RunStatus.SOLVED
         if outcome.answer is not None and ctx.description.capabilities.score:
             outcome.score = await ctx.score(outcome.answer)
     outcome.nodes_expanded = ctx.nodes_expanded

@@ -25,10 +25,12 @@ import datetime
 
 from lats_pb import planner_pb2 as pb
 from lats_runtime.reward_modes import name_of
+from lats_runtime.run_status import RunStatus, from_wire
 
 from lats.method_comparison.variants import Job
 
-_STATUS = {pb.RUN_STATUS_SOLVED: "solved", pb.RUN_STATUS_FAILED: "failed"}
+# A finished run's record is solved or failed; any other status counts as an error.
+_RECORDED = (RunStatus.SOLVED, RunStatus.FAILED)
 
 
 def _now() -> str:
@@ -48,8 +50,10 @@ def _base(job: Job, session: int) -> dict:
 def record_from_result(job: Job, result: pb.RunResult, run_id: str, session: int) -> dict:
     """The record of a run that reached its `finished` event."""
     config = result.config
-    status = _STATUS.get(result.status, "error")
-    success = result.score.success if result.scored else status == "solved"
+    status = from_wire(result.status)
+    if status not in _RECORDED:
+        status = RunStatus.ERROR
+    success = result.score.success if result.scored else status is RunStatus.SOLVED
     return {
         **_base(job, session),
         "environment": result.environment, "reward_mode": name_of(result.reward_mode),
@@ -57,7 +61,7 @@ def record_from_result(job: Job, result: pb.RunResult, run_id: str, session: int
         "n": config.n_samples, "k": config.iterations, "d": config.max_depth,
         "w": round(config.exploration_weight, 6), "lambda": round(config.value_weight, 6),
         "reflection": config.reflection, "lm_value": config.lm_value,
-        "status": status, "success": bool(success) and status != "error",
+        "status": status, "success": bool(success) and status is not RunStatus.ERROR,
         "scored": result.scored, "score": result.score.score if result.scored else None,
         "metrics": dict(result.score.metrics) if result.scored else {},
         "calls": result.usage.calls, "prompt_tokens": result.usage.prompt_tokens,
@@ -84,7 +88,7 @@ def error_record(job: Job, message: str, session: int, run_id: str = "") -> dict
         "d": requested.get("max_depth", 0), "w": requested.get("exploration_weight"),
         "lambda": requested.get("value_weight"), "reflection": requested.get("reflection"),
         "lm_value": requested.get("lm_value"),
-        "status": "error", "success": False, "scored": False, "score": None, "metrics": {},
+        "status": RunStatus.ERROR, "success": False, "scored": False, "score": None, "metrics": {},
         "calls": 0, "prompt_tokens": 0, "completion_tokens": 0, "iterations": 0,
         "nodes_expanded": 0, "nodes": 0, "wall_seconds": 0.0, "actions": [],
         "final_observation": "", "error": message, "reason": message, "run_id": run_id,

@@ -25,6 +25,8 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from statistics import fmean
 
+from lats_runtime.run_status import RunStatus
+
 
 @dataclass
 class SummaryRow:
@@ -79,7 +81,7 @@ def _mean(values: Sequence[float]) -> float:
 
 def _first(records: Sequence[dict], name: str) -> int:
     """The effective value from the first record that ran (errors have none)."""
-    ran = [r for r in records if r["status"] != "error"] or list(records)
+    ran = [r for r in records if r["status"] != RunStatus.ERROR] or list(records)
     return ran[0].get(name) or 0
 
 
@@ -114,7 +116,7 @@ def summarize(records: Iterable[dict], label_order: Sequence[str] = ()) -> list[
     rows = []
     for members in sorted(groups.values(), key=order):
         head = members[0]
-        ran = [r for r in members if r["status"] != "error"]
+        ran = [r for r in members if r["status"] != RunStatus.ERROR]
         won = [r for r in members if r["success"]]
         scored = [r for r in members if r.get("scored")]
         metric_names = sorted({name for r in scored for name in r.get("metrics", {})})

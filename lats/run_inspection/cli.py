@@ -16,7 +16,9 @@ from pathlib import Path
 
 import click
 
-from lats.run_inspection.views import STATUS_VALUES, message_json, status_name
+from lats_runtime.run_status import NAMED, from_wire, to_wire
+
+from lats.run_inspection.views import STATUS_VALUES, message_json
 from planner.runs import RunQuery, RunStore, open_run_store
 from planner.runs.store import MAX_LIST_LIMIT
 
@@ -212,7 +214,7 @@ def export(db, planner_address, run_ids, form, output, environment, method, stat
         raise click.UsageError("--format trl needs -o DIRECTORY to write its files into")
     if output.exists() and not output.is_dir():
         raise click.UsageError(f"-o {output} is a file; --format trl writes a directory")
-    ended = tuple(v for name, v in STATUS_VALUES.items() if name != "running")
+    ended = tuple(to_wire(status) for status in NAMED if status.ended)
     query = RunQuery(environment=environment, method=method,
                      statuses=_statuses(statuses) or ended, model=model, task=task, limit=limit)
 
@@ -243,4 +245,4 @@ def _export_json(db: str, run_id: str, output: Path | None,
     else:
         output.write_text(text, encoding="utf-8")
         click.echo(f"wrote run {run.run_id} ({len(run.nodes)} nodes, "
-                   f"{status_name(run.status)}) to {output}", err=True)
+                   f"{from_wire(run.status)}) to {output}", err=True)

@@ -10,9 +10,9 @@ planner's messages, which the tables, trees and JSON exports render.
 from __future__ import annotations
 
 from lats_pb import planner_pb2 as pb
+from lats_runtime.run_status import from_wire
 
 from lats_client import AsyncPlanner, RunNotFound
-from lats_client.types import status_name
 from planner.runs import RunQuery
 
 
@@ -31,7 +31,7 @@ class PlannerRuns:
     async def list_runs(self, query: RunQuery) -> list[pb.Run]:
         runs = await self._planner.runs(
             limit=query.limit, offset=query.offset, environment=query.environment,
-            method=query.method, status=[status_name(s) for s in query.statuses],
+            method=query.method, status=[from_wire(s) for s in query.statuses],
             model=query.model, task=query.task, run_id_prefix=query.run_id_prefix)
         return [run.message for run in runs]
 

@@ -7,9 +7,9 @@ from rich.table import Table
 from rich.text import Text
 
 from lats_pb import planner_pb2 as pb
+from lats_runtime.run_status import RunStatus, from_wire
 
 from lats.run_inspection.text_tree import STATUS_STYLES
-from lats.run_inspection.views import status_name
 
 
 def _budget(config: pb.SearchConfig) -> str:
@@ -32,8 +32,8 @@ def runs_table(runs: list[pb.Run]) -> Table:
         table.add_column(name, justify=justify, no_wrap=name in ("run", "created"))
     for run in runs:
         r = run.result
-        status = status_name(run.status)
-        finished = run.status != pb.RUN_STATUS_RUNNING
+        status = from_wire(run.status)
+        finished = status is not RunStatus.RUNNING
         table.add_row(
             Text(run.run_id), run.created_at.replace("T", " ")[:19],
             Text(status, style=STATUS_STYLES.get(status, "bold")),

@@ -16,11 +16,13 @@ from rich.tree import Tree
 
 from lats_pb import planner_pb2 as pb
 from lats_runtime.reward_modes import name_of
+from lats_runtime.run_status import RunStatus, from_wire
 
-from lats.run_inspection.views import NOT_EVALUATED, answer_path, status_name, value_formula
+from lats.run_inspection.views import NOT_EVALUATED, answer_path, value_formula
 
-STATUS_STYLES = {"solved": "bold green", "failed": "bold red", "error": "bold red",
-                 "running": "bold cyan", "interrupted": "bold yellow"}
+STATUS_STYLES = {RunStatus.SOLVED: "bold green", RunStatus.FAILED: "bold red",
+                 RunStatus.ERROR: "bold red", RunStatus.RUNNING: "bold cyan",
+                 RunStatus.INTERRUPTED: "bold yellow"}
 
 
 def _one_line(text: str, width: int) -> str:
@@ -31,7 +33,7 @@ def _one_line(text: str, width: int) -> str:
 def header(run: pb.Run) -> Text:
     """The run's identity, settings and outcome, a few lines."""
     r, c = run.result, run.result.config
-    status = status_name(run.status)
+    status = from_wire(run.status)
     text = Text()
     text.append(f"run {run.run_id} ")
     text.append(status.upper(), style=STATUS_STYLES.get(status, "bold"))
@@ -41,7 +43,7 @@ def header(run: pb.Run) -> Text:
     text.append(f"created {run.created_at}  planner {run.owner or '?'}\n")
     text.append(f"config n={c.n_samples} k={c.iterations} d={c.max_depth} "
                 f"w={c.exploration_weight:g} λ={c.value_weight:g}  ({value_formula(run)})\n")
-    if run.status != pb.RUN_STATUS_RUNNING:
+    if status is not RunStatus.RUNNING:
         u = r.usage
         text.append(f"result {r.error or r.stop_reason or '-'}; {r.iterations} iterations, "
                     f"{r.nodes} nodes, {u.calls} model calls, "
@@ -80,7 +82,7 @@ def _node_label(node: pb.Node, run: pb.Run, on_path: bool, reflected: bool,
     if node.terminal:
         label.append(" ■ terminal", style="magenta")
     if node.terminal and run.result.answer_node_id == node.id and \
-            run.status == pb.RUN_STATUS_SOLVED:
+            from_wire(run.status) is RunStatus.SOLVED:
         label.append(" ✓", style="bold green")
     if node.invalid_action:
         label.append(" ✗ invalid", style="red")

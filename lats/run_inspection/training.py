@@ -33,8 +33,9 @@ from typing import Any
 
 from lats_pb import planner_pb2 as pb
 from lats_runtime.reward_modes import name_of
+from lats_runtime.run_status import from_wire
 
-from lats.run_inspection.views import answer_path, status_name
+from lats.run_inspection.views import answer_path
 from planner.prompting import action_key
 
 FILES = ("expansions", "preferences", "answers", "runs")
@@ -175,7 +176,7 @@ def answer_rows(tree: RunTree, calls: Iterable[pb.ModelCall]) -> Iterator[dict]:
 def run_row(tree: RunTree) -> dict:
     run, result = tree.run, tree.run.result
     return {**_run_columns(run), "schema_version": SCHEMA_VERSION,
-            "status": status_name(run.status), "scored": result.scored,
+            "status": from_wire(run.status), "scored": result.scored,
             "success": result.score.success if result.scored else None,
             "score": result.score.score if result.scored else None,
             "answer_node_id": result.answer_node_id or None, "actions": list(result.actions),

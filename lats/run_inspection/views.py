@@ -1,4 +1,4 @@
-"""Plain views of stored runs: JSON, status names, the value's labels, paths.
+"""Plain views of stored runs: JSON, the status names of queries, the value's labels, paths.
 
 JSON is protobuf's JSON mapping with the proto field names and every field
 present (zeros included), so a consumer never has to know proto defaults;
@@ -10,11 +10,11 @@ from __future__ import annotations
 from google.protobuf import json_format
 
 from lats_pb import planner_pb2 as pb
+from lats_runtime.run_status import NAMED, to_wire
 
 NOT_EVALUATED = -1.0
-STATUS_NAMES = {value: name.removeprefix("RUN_STATUS_").lower()
-                for name, value in pb.RunStatus.items()}
-STATUS_VALUES = {name: value for value, name in STATUS_NAMES.items() if value}
+# The status names a query may use, and their wire values.
+STATUS_VALUES = {status.value: to_wire(status) for status in NAMED}
 SECOND_TERMS = {"sc": "self-consistency", "reward": "reward"}
 
 
@@ -22,10 +22,6 @@ def message_json(message) -> dict:
     """A protobuf message as a JSON-ready dict (proto field names, defaults included)."""
     return json_format.MessageToDict(message, preserving_proto_field_name=True,
                                      always_print_fields_with_no_presence=True)
-
-
-def status_name(status: int) -> str:
-    return STATUS_NAMES.get(int(status), "unspecified")
 
 
 def second_term_label(run: pb.Run) -> str:

@@ -23,6 +23,7 @@ from collections.abc import AsyncIterator
 from lats_pb import planner_pb2 as pb
 from lats_client import AsyncPlanner, LatsError, Snapshot
 from lats_runtime.channels import AddressError
+from lats_runtime.run_status import RunStatus, from_wire
 from planner.runs import RunStore
 
 log = logging.getLogger(__name__)
@@ -45,7 +46,7 @@ async def _watch(store: RunStore, run: pb.Run, check_seconds: float) -> AsyncIte
                 done, _ = await asyncio.wait({read}, timeout=check_seconds)
                 if not done:
                     stored = await store.get(run.run_id)
-                    if stored is None or stored.status != pb.RUN_STATUS_RUNNING:
+                    if stored is None or from_wire(stored.status) is not RunStatus.RUNNING:
                         return
                     continue
                 update = read.result()
@@ -69,7 +70,7 @@ async def follow_run(store: RunStore, run_id: str, *, poll_seconds: float = 2.0,
     run = await store.get(run_id)
     if run is None:
         raise RunNotFound(run_id)
-    if run.status != pb.RUN_STATUS_RUNNING:
+    if from_wire(run.status) is not RunStatus.RUNNING:
         yield "snapshot", run
         return
     if run.owner_address:
@@ -88,6 +89,6 @@ async def follow_run(store: RunStore, run_id: str, *, poll_seconds: float = 2.0,
         if seen != last:
             last = seen
             yield "snapshot", run
-        if run.status != pb.RUN_STATUS_RUNNING:
+        if from_wire(run.status) is not RunStatus.RUNNING:
             return
         await asyncio.sleep(poll_seconds)

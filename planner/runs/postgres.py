@@ -10,6 +10,7 @@ from __future__ import annotations
 import re
 
 from lats_pb import planner_pb2 as pb
+from lats_runtime.run_status import RunStatus, to_wire
 
 from planner.runs.store import (LIST_COLUMNS, SUMMARY_COLUMNS, RunQuery, RunStore, interrupted,
                                 listed_run, query_filters, summary)
@@ -38,7 +39,7 @@ CREATE TABLE IF NOT EXISTS run_calls (
     PRIMARY KEY (run_id, idx)
 );
 """
-_RUNNING = pb.RUN_STATUS_RUNNING
+_RUNNING = to_wire(RunStatus.RUNNING)   # the status column holds the wire value
 
 
 def redacted(url: str) -> str:

@@ -14,6 +14,7 @@ import threading
 from pathlib import Path
 
 from lats_pb import planner_pb2 as pb
+from lats_runtime.run_status import RunStatus, to_wire
 
 from planner.runs.store import (LIST_COLUMNS, SUMMARY_COLUMNS, RunQuery, RunStore, interrupted,
                                 listed_run, query_filters, summary)
@@ -47,7 +48,7 @@ _ADDED_COLUMNS = (
     ("result", "BLOB"),
 )
 _NOW = "((julianday('now') - 2440587.5) * 86400.0)"  # Unix seconds, fractional
-_RUNNING = pb.RUN_STATUS_RUNNING
+_RUNNING = to_wire(RunStatus.RUNNING)   # the status column holds the wire value
 
 
 def _rfc3339(seconds: float | None) -> str:

@@ -6,6 +6,7 @@ import abc
 from dataclasses import dataclass
 
 from lats_pb import planner_pb2 as pb
+from lats_runtime.run_status import RunStatus, to_wire
 
 # Columns every backend keeps beside the Run message, for lookups and filters;
 # `result` is the serialized RunResult, so listing never decodes a whole tree.
@@ -107,8 +108,7 @@ def listed_run(run_id, status, task_id, created_at, owner, heartbeat_at: str, re
 
 def interrupted(run: pb.Run, why: str) -> pb.Run:
     """`run` marked INTERRUPTED, saying why (kept: its tree and what it used)."""
-    run.status = pb.RUN_STATUS_INTERRUPTED
-    run.result.status = pb.RUN_STATUS_INTERRUPTED
+    run.status = run.result.status = to_wire(RunStatus.INTERRUPTED)
     run.result.error = why
     return run
 
