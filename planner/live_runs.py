@@ -23,7 +23,7 @@ from planner.feed import RunFeed
 from planner.runs import LeaseSettings, RunStore
 from planner.runs.store import interrupted
 from planner.search import Search
-from planner.transcripts import CallLog
+from planner.call_log import CallLog
 
 log = logging.getLogger(__name__)
 

@@ -11,7 +11,7 @@ stream, finish) is planner.solve_run's `SolveRun`.
 
 Replicas: runs live in a RunStore that every planner replica may share
 (planner.runs), so any replica answers GetRun and ListRuns for any run. Beside each run the
-store keeps its expansion calls (prompts and completions, planner.transcripts)
+store keeps its expansion calls (prompts and completions, planner.call_log)
 for `lats runs export --format trl`; they are written with the tree. This replica owns
 the runs it executes (planner.live_runs): a lease keeper renews their heartbeat
 and stores their growing tree every `heartbeat_seconds`, and marks INTERRUPTED

@@ -44,7 +44,7 @@ from planner.run_events import QueueSink
 from planner.runs.store import interrupted
 from planner.search import Search, SearchOutcome
 from planner.search_config import LatsConfig
-from planner.transcripts import CallLog
+from planner.call_log import CallLog
 
 log = logging.getLogger(__name__)
 

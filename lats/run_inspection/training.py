@@ -1,7 +1,7 @@
 """Search trees as training data, in TRL's field names (docs/training-data.md).
 
 For each run, from its stored tree and its kept expansion calls
-(planner.transcripts), four kinds of JSONL rows:
+(planner.call_log), four kinds of JSONL rows:
 
   expansions   every sampled completion of every expansion: `prompt` (the chat
                messages the model saw) and `completion` (what it wrote), with

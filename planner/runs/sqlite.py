@@ -28,7 +28,7 @@ CREATE TABLE IF NOT EXISTS runs (
     run          BLOB NOT NULL
 )
 """
-# The model calls kept for training data (planner.transcripts), beside the runs.
+# The model calls kept for training data (planner.call_log), beside the runs.
 _CALLS_SCHEMA = """
 CREATE TABLE IF NOT EXISTS run_calls (
     run_id  TEXT NOT NULL,

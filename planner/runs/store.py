@@ -151,7 +151,7 @@ class RunStore(abc.ABC):
 
     @abc.abstractmethod
     async def add_calls(self, run_id: str, calls: list[pb.ModelCall]) -> None:
-        """Keeps model calls of a run beside it (planner.transcripts), by run and call
+        """Keeps model calls of a run beside it (planner.call_log), by run and call
         index; a call stored again is ignored."""
 
     @abc.abstractmethod

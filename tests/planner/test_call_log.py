@@ -1,9 +1,9 @@
-"""The calls a run keeps for training data (planner.transcripts.CallLog)."""
+"""The calls a run keeps for training data (planner.call_log.CallLog)."""
 
 from __future__ import annotations
 
 from planner.model_client import SamplingParams
-from planner.transcripts import CallLog
+from planner.call_log import CallLog
 
 MESSAGES = (("system", "Play."), ("user", "Task: 4 5 6 10\nStep 1:"))
 
