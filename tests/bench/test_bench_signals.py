@@ -39,6 +39,12 @@ def alive(pids: set[int]) -> set[int]:
     return living
 
 
+def _as_from_a_terminal() -> None:
+    """SIGINT as a terminal's foreground job gets it: a suite started as a background job
+    (`make test &`) inherits SIGINT ignored, and a child keeps what it inherits."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 def start_bench(services, tmp_path) -> tuple[subprocess.Popen, set[int]]:
     """A bench with its own three services, in the middle of a slow search."""
     process = subprocess.Popen(
@@ -46,7 +52,8 @@ def start_bench(services, tmp_path) -> tuple[subprocess.Popen, set[int]]:
          "--backend", "scripted", f"--gateway-arg=--script={services['script']}",
          "--gateway-arg=--latency=0.3", "--split", "test", "--slice", "10:14",
          "-m", "lats", "-k", "30", "--out", str(tmp_path / "bench")],
-        stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+        stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
+        preexec_fn=_as_from_a_terminal)
     lines = []
     for line in process.stderr:          # the bench names the services once they run
         lines.append(line)
