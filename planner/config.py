@@ -30,7 +30,7 @@ PAPER_DEFAULTS = dict(
     exploration_weight=1.0, value_weight=0.5, reflection=True, simulate=True,
     temperature=1.0, max_reflections=3, value_samples=1, lm_value=True, parallel=1,
     greedy_first=False, answer_rule="value", dedup=False, stop_class_size=1,
-    agreement_weight=0.0, lazy_reflection=False, widening=0.0,
+    agreement_weight=0.0, lazy_reflection=False, widening=0.0, greedy_gate=False,
 )
 
 
@@ -68,7 +68,8 @@ def _requested(request: pb.SearchConfig) -> dict:
         if getattr(request, name):
             values[name] = getattr(request, name)
     for name in ("exploration_weight", "value_weight", "reflection", "simulate", "lm_value",
-                 "greedy_first", "dedup", "agreement_weight", "lazy_reflection", "widening"):
+                 "greedy_first", "dedup", "agreement_weight", "lazy_reflection", "widening",
+                 "greedy_gate"):
         if request.HasField(name):
             values[name] = getattr(request, name)
     return values
@@ -132,4 +133,5 @@ def to_proto(config: LatsConfig, request: pb.SearchConfig) -> pb.SearchConfig:
         answer_rule=config.answer_rule, dedup=config.dedup,
         stop_class_size=config.stop_class_size, agreement_weight=config.agreement_weight,
         lazy_reflection=config.lazy_reflection, widening=config.widening,
+        greedy_gate=config.greedy_gate,
     )

@@ -220,20 +220,46 @@ class SearchContext:
         """Samples n actions at `node`, steps and evaluates the new distinct ones.
 
         At the root's first expansion with greedy_first, the first action is
-        `greedy_attempt()` and n - 1 are sampled. Identical samples become one
-        child (SC = their share). An empty sample, or one longer than the
-        environment's limits.max_action_bytes, is an invalid child that is not
-        stepped. With dedup, a sample repeating a node anywhere in the tree (the
-        same text where every action is an answer; after stepping, the same
-        answer key) is merged into that node as a repeat and not evaluated.
-        Returns the children added; none when every sample was a repeat (the
-        node may then be expanded again with fresh samples, up to MAX_DRAWS).
+        `greedy_attempt()` and n - 1 are sampled; with greedy_gate the greedy
+        attempt is stepped and evaluated alone first, and when that ends the
+        search (it reaches the success threshold, or with the agreement rule
+        it settles the answer) the n - 1 are never drawn. Identical samples
+        become one child (SC = their share among the actions stepped
+        together). An empty sample, or one longer than the environment's
+        limits.max_action_bytes, is an invalid child that is not stepped. With
+        dedup, a sample repeating a node anywhere in the tree (the same text
+        where every action is an answer; after stepping, the same answer key)
+        is merged into that node as a repeat and not evaluated. Returns the
+        children added; none when every sample was a repeat (the node may then
+        be expanded again with fresh samples, up to MAX_DRAWS).
         """
         draw = node.draws
         node.draws += 1
         greedy = self.config.greedy_first and node is self.root and self.answers.greedy is None
-        actions = await self._sample_actions(node, draw, greedy)
         self.nodes_expanded += 1
+        if not greedy:
+            return await self._add_children(node, await self._sampled(node, draw, 0), draw)
+        greedy_action = await self.greedy_attempt()
+        if not self.config.greedy_gate:     # the greedy attempt and the samples in one batch
+            actions = [greedy_action] + await self._sampled(node, draw, 1)
+            return await self._add_children(node, actions, draw, greedy=True)
+        first = await self._add_children(node, [greedy_action], draw, greedy=True)
+        if self._ends_search(first):
+            return first
+        rest = await self._sampled(node, draw, 1)
+        return first + (await self._add_children(node, rest, draw) if rest else [])
+
+    def _ends_search(self, children: list[Node]) -> bool:
+        """These new children end the search: one reaches the success threshold (the
+        paper's stop) or, with the agreement rule, the answer is settled."""
+        if self.config.answer_rule == "agreement":
+            return self.answer_settled()
+        return any(self.is_success(child) for child in children)
+
+    async def _add_children(self, node: Node, actions: list[str], draw: int,
+                            greedy: bool = False) -> list[Node]:
+        """Steps `actions` at `node` as one batch (the first being the greedy attempt
+        when `greedy`), then evaluates and, where due, reflects on the new children."""
         children, sample_nodes = self._children_of(node, actions)
         if greedy and sample_nodes and sample_nodes[0] in children:
             self.answers.greedy = sample_nodes[0]
@@ -250,23 +276,20 @@ class SearchContext:
                                    if not child.invalid_action))
         return children
 
-    async def _sample_actions(self, node: Node, draw: int, greedy: bool) -> list[str]:
-        """The n actions of one expansion of `node` (its `draw`-th): with `greedy`,
-        the greedy attempt first and n - 1 sampled (root_samples at the root)."""
+    async def _sampled(self, node: Node, draw: int, taken: int) -> list[str]:
+        """The sampled actions of `node`'s `draw`-th expansion: n of them (root_samples
+        at the root) less the `taken` ones it already has (the greedy attempt)."""
         n = self.config.n_samples
         if node.parent is None and self.config.root_samples:
             n = self.config.root_samples
+        n -= taken
+        if n <= 0:
+            return []
         key = node.id if draw == 0 else f"{node.id}#{draw}"
-        actions: list[str] = []
-        if greedy:
-            actions.append(await self.greedy_attempt())
-            n -= 1
-        if n > 0:
-            texts = await self.sample(
-                self.renderer.act(node, self.recent_reflections()), "act", key, n,
-                self.config.temperature, self.pack.act_stop, self.pack.act_max_tokens)
-            actions += [clean_action(t, self.pack.action_prefix_pattern) for t in texts]
-        return actions
+        texts = await self.sample(
+            self.renderer.act(node, self.recent_reflections()), "act", key, n,
+            self.config.temperature, self.pack.act_stop, self.pack.act_max_tokens)
+        return [clean_action(t, self.pack.action_prefix_pattern) for t in texts]
 
     def _attach(self, node: Node, children: list[Node], sample_nodes: list[Node | None],
                 draw: int) -> None:

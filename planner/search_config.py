@@ -45,3 +45,5 @@ class LatsConfig:
     agreement_weight: float = 0.0           # beta: behaviour agreement in the second term
     lazy_reflection: bool = False           # reflect on a failed node when it is selected
     widening: float = 0.0                   # alpha: progressive widening (0 = off)
+    greedy_gate: bool = False               # the greedy attempt stepped alone first; no samples
+                                            # are drawn when it ends the search

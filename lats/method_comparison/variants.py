@@ -48,6 +48,7 @@ OPTION_FIELDS = {
     "beta": ("agreement_weight", float),
     "lazy": ("lazy_reflection", _flag),
     "widen": ("widening", float),
+    "gate": ("greedy_gate", _flag),
 }
 
 

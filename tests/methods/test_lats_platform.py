@@ -245,3 +245,48 @@ def test_progressive_widening_draws_the_root_again_as_it_is_visited():
     assert [c.id for c in search.root.children] == ["0.0", "0.1", "0.2"]
     _, without, draws = model(0.0)
     assert len(draws) == 1 and without.answer.action == "half"
+
+
+def test_with_the_greedy_gate_a_passing_greedy_attempt_ends_the_search_at_cots_cost():
+    for method in ("lats", "best_of_n"):
+        env = ProgramEnv()
+        # two samples would have outvoted it (another passing class of 2)
+        model = model_of("greedy_ok", ["other_ok", "other_ok_2", "wrong"])
+        search, outcome, _ = run(env, model, method=method, greedy_gate=True)
+        assert model.purposes() == ["cot"], f"{method}: no sample drawn, no value call"
+        assert outcome.answer.action == "greedy_ok" and outcome.status == "solved"
+        assert [c.action for c in search.root.children] == ["greedy_ok"]
+        assert env.stepped == ["greedy_ok"]
+        _, ungated, _ = run(ProgramEnv(), model_of("greedy_ok", ["other_ok", "other_ok_2",
+                                                                  "wrong"]), method=method)
+        assert ungated.answer.action == "other_ok", "without the gate the samples outvote it"
+
+
+def test_with_the_greedy_gate_a_failing_greedy_attempt_searches_as_without_it():
+    def search_with(gate):
+        env = ProgramEnv()
+        model = model_of("half", ["wrong", "half_again", "zzz"], later=["fixed"])
+        search, outcome, _ = run(env, model, greedy_gate=gate)
+        tree = [(n.id, n.action, n.votes) for n in search.root.walk()]
+        acts = [(p.n, p.seed, p.temperature) for purpose, _, p in model.calls if purpose == "act"]
+        return tree, acts, outcome.answer.action, env.stepped
+
+    gated, ungated = search_with(True), search_with(False)
+    tree, acts, answer, stepped = gated
+    assert acts[0][0] == 3 and acts[0][2] == 1.0, "then the other n - 1, sampled"
+    assert answer == "fixed"
+    assert (tree, acts, answer) == ungated[:3], "the same samples, tree and answer"
+    assert stepped[0] == "half" and stepped.count("half") == 1
+
+
+def test_the_greedy_gate_waits_for_the_class_size_the_search_stops_at():
+    model = model_of("greedy_ok", ["same_as_greedy", "other_ok", "wrong"])
+    _, outcome, _ = run(ProgramEnv(), model, greedy_gate=True, stop_class_size=2)
+    assert [p for p in model.purposes()] == ["cot", "act"], "one passing answer is not 2"
+    assert outcome.answer.action == "greedy_ok" and "2 samples" in outcome.answer_reason
+
+
+def test_the_paper_variant_has_no_greedy_gate():
+    model = model_of("greedy_ok", ["wrong"])
+    search, _, _ = run(ProgramEnv(), model, method="lats_paper", greedy_gate=True)
+    assert "cot" not in model.purposes() and search.context.config.greedy_gate is False
