@@ -42,7 +42,7 @@ from collections.abc import Sequence
 
 from lats_pb import environment_pb2 as env_pb
 
-from planner.environment import Environment, TaskRef
+from planner.environment import Environment, Stepped, TaskRef
 from planner.answers import AnswerBook
 from planner.evaluation import Evaluator, answer_agreement, self_consistency
 from planner.events import EventSink
@@ -158,12 +158,16 @@ class SearchContext:
         self.events.started(started.task_id or task.task_id, started.observation)
         return self.root
 
-    async def step_children(self, parent: Node, children: list[Node]) -> None:
-        """Applies each child's action to the parent's state, all in one Step call."""
-        if not children:
-            return
-        results = await self.env.transition(parent.state, [child.action for child in children])
-        for child, stepped in zip(children, results):
+    async def step_children(self, parent: Node, children: list[Node],
+                            known: dict[str, Stepped] | None = None) -> None:
+        """Applies each child's action to the parent's state, all in one Step call
+        (results `known` by action text are reused, not stepped again)."""
+        known = known or {}
+        todo = [child for child in children if child.action not in known]
+        results = await self.env.transition(parent.state, [c.action for c in todo]) if todo else []
+        fresh = {id(child): stepped for child, stepped in zip(todo, results)}
+        for child in children:
+            stepped = fresh[id(child)] if id(child) in fresh else known[child.action]
             child.observation = stepped.observation
             child.reward = stepped.reward
             child.terminal = stepped.terminated or stepped.truncated
@@ -220,12 +224,14 @@ class SearchContext:
         """Samples n actions at `node`, steps and evaluates the new distinct ones.
 
         At the root's first expansion with greedy_first, the first action is
-        `greedy_attempt()` and n - 1 are sampled; with greedy_gate the greedy
-        attempt is stepped and evaluated alone first, and when that ends the
-        search (it reaches the success threshold, or with the agreement rule
-        it settles the answer) the n - 1 are never drawn. Identical samples
-        become one child (SC = their share among the actions stepped
-        together). An empty sample, or one longer than the environment's
+        `greedy_attempt()` and n - 1 are sampled. With greedy_gate the greedy
+        attempt is stepped before any sample is drawn, and when its result
+        ends the search (it passes the environment's checks, and one passing
+        answer is enough: the agreement rule with stop_class_size 1, or the
+        value rule's success) it is the expansion's only child; otherwise the
+        expansion goes on exactly as without the gate (its result is reused,
+        not stepped again). Identical samples become one child (SC = their
+        share). An empty sample, or one longer than the environment's
         limits.max_action_bytes, is an invalid child that is not stepped. With
         dedup, a sample repeating a node anywhere in the tree (the same text
         where every action is an answer; after stepping, the same answer key)
@@ -240,31 +246,35 @@ class SearchContext:
         if not greedy:
             return await self._add_children(node, await self._sampled(node, draw, 0), draw)
         greedy_action = await self.greedy_attempt()
-        if not self.config.greedy_gate:     # the greedy attempt and the samples in one batch
-            actions = [greedy_action] + await self._sampled(node, draw, 1)
-            return await self._add_children(node, actions, draw, greedy=True)
-        first = await self._add_children(node, [greedy_action], draw, greedy=True)
-        if self._ends_search(first):
-            return first
-        rest = await self._sampled(node, draw, 1)
-        return first + (await self._add_children(node, rest, draw) if rest else [])
+        known: dict[str, Stepped] = {}
+        if self.config.greedy_gate and not self._unusable(greedy_action):
+            known[greedy_action], = await self.env.transition(node.state, [greedy_action])
+            if self._ends_search_alone(known[greedy_action]):
+                return await self._add_children(node, [greedy_action], draw, True, known)
+        actions = [greedy_action] + await self._sampled(node, draw, 1)
+        return await self._add_children(node, actions, draw, True, known)
 
-    def _ends_search(self, children: list[Node]) -> bool:
-        """These new children end the search: one reaches the success threshold (the
-        paper's stop) or, with the agreement rule, the answer is settled."""
+    def _ends_search_alone(self, result: Stepped) -> bool:
+        """One result ends the search by itself: it passes the environment's checks and
+        one passing answer is enough (agreement with stop_class_size 1; the value rule's
+        success, never in honest mode)."""
+        passes = (result.terminated or result.truncated) and not result.invalid_action \
+            and result.reward >= self.success_threshold
         if self.config.answer_rule == "agreement":
-            return self.answer_settled()
-        return any(self.is_success(child) for child in children)
+            return passes and self.config.stop_class_size <= 1
+        return passes and not self.honest
 
     async def _add_children(self, node: Node, actions: list[str], draw: int,
-                            greedy: bool = False) -> list[Node]:
+                            greedy: bool = False, known: dict[str, Stepped] | None = None
+                            ) -> list[Node]:
         """Steps `actions` at `node` as one batch (the first being the greedy attempt
-        when `greedy`), then evaluates and, where due, reflects on the new children."""
+        when `greedy`; results `known` by action are reused), then evaluates and,
+        where due, reflects on the new children."""
         children, sample_nodes = self._children_of(node, actions)
         if greedy and sample_nodes and sample_nodes[0] in children:
             self.answers.greedy = sample_nodes[0]
         unsent = [c for c in children if c.invalid_action]    # never sent: not states
-        await self.step_children(node, [c for c in children if not c.invalid_action])
+        await self.step_children(node, [c for c in children if not c.invalid_action], known)
         children, sample_nodes = self._merge_answer_repeats(children, sample_nodes)
         self._attach(node, children, sample_nodes, draw)
         solved = any(self.is_success(child) for child in children)
