@@ -53,7 +53,7 @@ def _hinted(hints: env_pb.SearchHints) -> dict:
     for name in ("n_samples", "iterations", "max_depth"):
         if getattr(hints, name):
             values[name] = getattr(hints, name)
-    for name in ("value_weight", "temperature", "reflection"):
+    for name in ("value_weight", "temperature", "reflection", "widening"):
         if hints.HasField(name):
             values[name] = getattr(hints, name)
     if hints.ByteSize():

@@ -38,8 +38,8 @@ _NO_VALUE = {"n_samples": 1, "complete_answer_actions": False}
 _PAPER = {"greedy_first": False, "answer_rule": "value", "dedup": False, "stop_class_size": 1,
           "agreement_weight": 0.0, "lazy_reflection": False, "greedy_gate": False}
 # What this platform adds to it (README, "How lats differs from the paper").
-_PLATFORM = {"greedy_first": True, "answer_rule": "agreement", "dedup": True,
-             "lazy_reflection": True}
+_PLATFORM = {"greedy_first": True, "greedy_gate": True, "answer_rule": "agreement",
+             "dedup": True, "lazy_reflection": True}
 
 
 @dataclass(frozen=True)

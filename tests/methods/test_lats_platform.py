@@ -90,7 +90,7 @@ def test_the_roots_first_child_is_cots_own_attempt_by_its_very_request():
     cot_model = model_of("greedy_ok", ["x"])
     _, cot_outcome, _ = run_method("cot", ProgramEnv(), cot_model)
     lats_model = model_of("greedy_ok", ["wrong", "wrong", "half"])
-    search, outcome, _ = run(env, lats_model)
+    search, outcome, _ = run(env, lats_model, greedy_gate=False)
     cot_call = cot_model.calls[0]
     greedy_call = lats_model.calls[0]
     assert greedy_call[0] == "cot" and greedy_call[1] == cot_call[1]
@@ -110,18 +110,20 @@ def test_cot_in_a_full_program_domain_stops_where_an_act_completion_stops():
 
 
 def test_the_largest_class_of_passing_answers_wins_ties_to_the_greedy_one():
+    # (without the greedy gate, which would end these searches at the greedy attempt)
     # greedy A passes alone; B passes twice (two programs, one key): B wins
     search, outcome, _ = run(ProgramEnv(), model_of("greedy_ok", ["other_ok", "other_ok_2",
-                                                                  "wrong"]))
+                                                                  "wrong"]), greedy_gate=False)
     assert outcome.answer.action == "other_ok"
     assert "2 samples" in outcome.answer_reason
     # A: greedy + a different program with A's behaviour; B once: A wins, the greedy node
     search, outcome, _ = run(ProgramEnv(), model_of("greedy_ok", ["same_as_greedy", "other_ok",
-                                                                  "wrong"]))
+                                                                  "wrong"]), greedy_gate=False)
     assert outcome.answer.action == "greedy_ok" and "greedy attempt among them" in \
         outcome.answer_reason
     # one each: the tie goes to the greedy attempt's class
-    _, outcome, _ = run(ProgramEnv(), model_of("greedy_ok", ["other_ok", "wrong", "half"]))
+    _, outcome, _ = run(ProgramEnv(), model_of("greedy_ok", ["other_ok", "wrong", "half"]),
+                        greedy_gate=False)
     assert outcome.answer.action == "greedy_ok"
 
 
@@ -258,7 +260,8 @@ def test_with_the_greedy_gate_a_passing_greedy_attempt_ends_the_search_at_cots_c
         assert [c.action for c in search.root.children] == ["greedy_ok"]
         assert env.stepped == ["greedy_ok"]
         _, ungated, _ = run(ProgramEnv(), model_of("greedy_ok", ["other_ok", "other_ok_2",
-                                                                  "wrong"]), method=method)
+                                                                  "wrong"]), method=method,
+                            greedy_gate=False)
         assert ungated.answer.action == "other_ok", "without the gate the samples outvote it"
 
 

@@ -101,3 +101,22 @@ def test_parallel_is_taken_from_the_request_checked_and_reported():
     assert to_proto(c, pb.SearchConfig(method="lats", parallel=8)).parallel == 8
     with pytest.raises(ConfigError, match="parallel must be 1..64, got 65"):
         config("lats", parallel=65)
+
+
+def test_the_environments_widening_hint_is_a_layer_the_request_overrides():
+    hinted = env_pb.SearchHints(n_samples=5, simulate=False, widening=0.5)
+    request = pb.SearchConfig(method="lats")
+    assert effective_config(request, hinted).widening == 0.5
+    assert effective_config(request, HINTS).widening == 0.0, "unset: off"
+    request.widening = 0.0
+    assert effective_config(request, hinted).widening == 0.0
+    paper = effective_config(pb.SearchConfig(method="lats_paper"), hinted,
+                             env_pb.SearchHints(n_samples=5, simulate=False))
+    assert paper.widening == 0.0, "the paper variant takes the paper hints"
+
+
+def test_the_greedy_gate_is_the_platforms_and_never_the_papers():
+    assert config("lats").greedy_gate and config("best_of_n").greedy_gate
+    assert config("lats", greedy_gate=False).greedy_gate is False
+    assert config("lats_paper", greedy_gate=True).greedy_gate is False
+    assert to_proto(config("lats"), pb.SearchConfig()).greedy_gate is True
