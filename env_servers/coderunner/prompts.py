@@ -188,11 +188,13 @@ PAPER_SEARCH_HINTS = environment_pb2.SearchHints(
 # What lats runs with here, chosen on the development slice (bench/README.md,
 # "Choosing the code runner's settings"): the root's n samples are all
 # answers (the greedy one first), the model's own 1-10 score is left out, and
-# so are reflections (the failing tests' output is already in the transcript).
+# so are reflections (the failing tests' output is already in the transcript);
+# progressive widening at alpha 0.5, since fresh first attempts found more
+# passing programs than revisions of failed ones did.
 SEARCH_HINTS = environment_pb2.SearchHints(
     max_depth=8, n_samples=5, iterations=8, simulate=False, root_samples=0,
     reflect_each_failure=True, reward_in_value=True, value_weight=0.0,
-    reflection=False,
+    reflection=False, widening=0.5,
 )
 
 VALUE_PATTERN = r"correctness score is\s*(\d+(?:\.\d+)?)"
