@@ -8,7 +8,8 @@ One iteration of the search:
      ceil(N^alpha) draws so far).
   2. Expansion: sample n actions for it from the act prompt (one model call
      with n samples; at the root, with greedy_first, CoT's greedy attempt and
-     n - 1 samples); identical actions become one child whose
+     n - 1 samples, and with greedy_gate no samples at all when the greedy
+     attempt alone ends the search); identical actions become one child whose
      self-consistency is their share of the n, and with dedup a repeat of
      any node of the tree is merged into it. All children are stepped in one
      Step call on the parent's snapshot.

@@ -2,7 +2,8 @@
 checks and clustered by answer, with no tree.
 
 The baseline that keeps tree search honest: the same first expansion as
-LATS (CoT's greedy attempt, then n - 1 samples at the temperature), then
+LATS (CoT's greedy attempt, then n - 1 samples at the temperature; with
+greedy_gate none when the greedy attempt alone ends the search), then
 rounds of n fresh samples from the same root prompt, until a class of
 answers that pass the environment's visible checks reaches
 stop_class_size samples, k rounds are spent or the model budget is. No
