@@ -1,0 +1,101 @@
+"""Per-problem, paired comparison of `lats bench` records: prints figures, changes nothing.
+
+    python bench/paired_table.py bench/results/DIR/results.jsonl \
+        --labels cot,lats,best_of_n --against cot --against best_of_n
+
+For every label and seed: hidden-test success, calls and tokens per problem,
+and paired wins and losses against each `--against` label (at its own seed
+when it ran at that seed, else at seed 0, e.g. the deterministic cot). Then
+one line per problem: whether the greedy program (cot's answer) passed the
+task's own examples, and each run's hidden-test verdict and calls.
+Only problems every named label ran (at seed 0) are counted.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+from collections import defaultdict
+from pathlib import Path
+
+EXAMPLES_PASSED_TAIL = "Tests failed:"
+
+
+def load(path: Path, budget: int | None) -> dict[tuple[str, int], dict[str, dict]]:
+    """(label, seed) -> task -> record; a later record of a job replaces an earlier one."""
+    runs: dict[tuple[str, int], dict[str, dict]] = defaultdict(dict)
+    for line in path.read_text(encoding="utf-8").splitlines():
+        if not line.strip():
+            continue
+        record = json.loads(line)
+        if budget is not None and record.get("max_calls") != budget:
+            continue
+        seed = int(record.get("requested", {}).get("seed", 0))
+        runs[(record["label"], seed)][record["task_id"]] = record
+    return runs
+
+
+def greedy_passes_examples(cot_record: dict) -> bool:
+    """cot's transcript ends with an empty "Tests failed:" list: its program passed them."""
+    return cot_record.get("final_observation", "").rstrip().endswith(EXAMPLES_PASSED_TAIL)
+
+
+def paired(mine: dict[str, dict], theirs: dict[str, dict], tasks: list[str]) -> tuple[list, list]:
+    both = [t for t in tasks if t in mine and t in theirs]
+    won = [t for t in both if mine[t]["success"] and not theirs[t]["success"]]
+    lost = [t for t in both if theirs[t]["success"] and not mine[t]["success"]]
+    return won, lost
+
+
+def short(task: str) -> str:
+    return "_".join(task.split("_")[:2])
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("records", type=Path)
+    parser.add_argument("--labels", required=True, help="comma-separated variant labels")
+    parser.add_argument("--against", action="append", default=[], help="label to pair against")
+    parser.add_argument("--budget", type=int, default=None, help="only records of this call budget")
+    args = parser.parse_args()
+    labels = args.labels.split(",")
+    runs = load(args.records, args.budget)
+    tasks = [t for t in runs.get((labels[0], 0), {})
+             if all(t in runs.get((label, 0), {}) for label in labels)]
+    print(f"{len(tasks)} problems every label ran at seed 0")
+    for (label, seed), by_task in sorted(runs.items(), key=lambda item: (
+            labels.index(item[0][0]) if item[0][0] in labels else len(labels), item[0][1])):
+        if label not in labels:
+            continue
+        mine = [by_task[t] for t in tasks if t in by_task]
+        if not mine:
+            continue
+        solved = sum(r["success"] for r in mine)
+        tokens = sum(r["prompt_tokens"] + r["completion_tokens"] for r in mine)
+        line = (f"{label:>22} seed {seed}: {solved}/{len(mine)} solved, "
+                f"{sum(r['calls'] for r in mine) / len(mine):.1f} calls, "
+                f"{tokens / len(mine):,.0f} tokens, "
+                f"{tokens / solved if solved else float('nan'):,.0f} tokens/solved")
+        for other in args.against:
+            if other == label:
+                continue
+            theirs = runs.get((other, seed)) or runs.get((other, 0), {})
+            won, lost = paired(by_task, theirs, tasks)
+            line += (f"; vs {other} +{len(won)}/-{len(lost)}"
+                     f" (won {' '.join(map(short, won)) or '-'}, lost {' '.join(map(short, lost)) or '-'})")
+        print(line)
+    cot = runs.get(("cot", 0), {})
+    print()
+    for task in tasks:
+        verdicts = []
+        for (label, seed), by_task in sorted(runs.items()):
+            if label in labels and task in by_task:
+                record = by_task[task]
+                verdicts.append(f"{label}/s{seed} {'Y' if record['success'] else 'n'}{record['calls']}")
+        examples = "greedy passes examples" if task in cot and greedy_passes_examples(cot[task]) \
+            else "greedy fails examples" if task in cot else ""
+        print(f"{short(task):>14} {examples:>22}  " + "  ".join(verdicts))
+
+
+if __name__ == "__main__":
+    main()
