@@ -293,3 +293,13 @@ def test_the_paper_variant_has_no_greedy_gate():
     model = model_of("greedy_ok", ["wrong"])
     search, _, _ = run(ProgramEnv(), model, method="lats_paper", greedy_gate=True)
     assert "cot" not in model.purposes() and search.context.config.greedy_gate is False
+
+
+def test_under_the_value_rule_the_gate_ends_at_a_greedy_success_and_only_there():
+    model = model_of("greedy_ok", ["other_ok", "wrong", "half"])
+    _, outcome, _ = run(ProgramEnv(), model, answer_rule="value")
+    assert model.purposes() == ["cot"] and outcome.answer.action == "greedy_ok"
+    model = model_of("half", ["wrong", "zzz", "fixed"])
+    search, outcome, _ = run(ProgramEnv(), model, answer_rule="value")
+    assert model.purposes()[:2] == ["cot", "act"] and outcome.answer.action == "fixed"
+    assert [c.action for c in search.root.children][:1] == ["half"]
