@@ -114,7 +114,11 @@ class SearchContext:
         """The environment's binary verdict on a terminal state: its reward
         reaches the success threshold (in honest mode that reward carries no
         hidden ground truth, e.g. model-written tests, so it may be used)."""
-        return node.terminal and not node.invalid_action and node.reward >= self.success_threshold
+        return self._passes(node.terminal, node.invalid_action, node.reward)
+
+    def _passes(self, terminal: bool, invalid_action: bool, reward: float) -> bool:
+        """The environment's binary verdict on a step result (see `passed`)."""
+        return terminal and not invalid_action and reward >= self.success_threshold
 
     def recent_reflections(self) -> list[str]:
         keep = self.config.max_reflections
@@ -258,8 +262,8 @@ class SearchContext:
         """One result ends the search by itself: it passes the environment's checks and
         one passing answer is enough (agreement with stop_class_size 1; the value rule's
         success, never in honest mode)."""
-        passes = (result.terminated or result.truncated) and not result.invalid_action \
-            and result.reward >= self.success_threshold
+        passes = self._passes(result.terminated or result.truncated, result.invalid_action,
+                              result.reward)
         if self.config.answer_rule == "agreement":
             return passes and self.config.stop_class_size <= 1
         return passes and not self.honest
