@@ -5,7 +5,8 @@ from __future__ import annotations
 import ctypes
 import os
 import select
-import signal
+import subprocess
+import sys
 
 import pytest
 
@@ -13,7 +14,6 @@ from env_servers.sandbox import ipc_objects, pristine
 from env_servers.sandbox.plain_data import MAX_HASHED_ITEMS, MAX_ITEMS, from_json, to_json
 
 LIBC = ctypes.CDLL(None, use_errno=True)
-CLONE_NEWIPC, CLONE_NEWUSER = 0x08000000, 0x10000000
 needs_root = pytest.mark.skipif(os.geteuid() != 0, reason="private IPC namespaces and other uids need root")
 
 
@@ -71,46 +71,51 @@ def test_wipe_reports_what_it_cannot_open(tmp_path):
 
 
 STARTUP_SECONDS = 30
+REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+
+# The body runs in a fresh interpreter, never in a fork of this one: a fork of the test process
+# inherits its libraries' at-fork handlers (gRPC's restart thread pools in the child), and
+# unshare(CLONE_NEWUSER) refuses a process with a second thread (EINVAL).
+NAMESPACE_CHILD = """
+import ctypes, importlib, os, sys
+body = getattr(importlib.import_module(sys.argv[1]), sys.argv[2])  # imported first: uid 0 of the namespace may not read them
+libc = ctypes.CDLL(None, use_errno=True)
+CLONE_NEWIPC, CLONE_NEWUSER = 0x08000000, 0x10000000
+if libc.unshare(CLONE_NEWUSER) != 0:
+    os.write(1, f"unshare(CLONE_NEWUSER) failed: errno {ctypes.get_errno()}".encode())
+    os._exit(98)
+os.write(1, b"x")
+os.read(0, 1)
+os.setresgid(0, 0, 0)
+os.setresuid(0, 0, 0)
+if libc.unshare(CLONE_NEWIPC) != 0:
+    os._exit(97)
+os.write(1, str(body(*sys.argv[3:])).encode())
+"""
 
 
-def in_private_namespace(body) -> int:
-    """Run `body()` in a forked child with a user and an IPC namespace of its own (uids 0 and 1 mapped)."""
-    ready_r, ready_w = os.pipe()
-    go_r, go_w = os.pipe()
-    result_r, result_w = os.pipe()
-    pid = os.fork()
-    if pid == 0:
-        code = 99
-        try:
-            if LIBC.unshare(CLONE_NEWUSER) != 0:
-                os.write(ready_w, f"unshare(CLONE_NEWUSER) failed: errno {ctypes.get_errno()}".encode())
-                os._exit(98)
-            os.write(ready_w, b"x")
-            os.read(go_r, 1)
-            os.setresgid(0, 0, 0)
-            os.setresuid(0, 0, 0)
-            if LIBC.unshare(CLONE_NEWIPC) != 0:
-                os._exit(97)
-            code = body()
-            os.write(result_w, str(code).encode())
-        finally:
-            os._exit(0)
-    for end in (ready_w, go_r, result_w):   # the child's ends: EOF if it dies early
-        os.close(end)
-    ready, _, _ = select.select([ready_r], [], [], STARTUP_SECONDS)
-    said = os.read(ready_r, 256) if ready else b""
-    if said != b"x":
-        os.kill(pid, signal.SIGKILL)
-        os.waitpid(pid, 0)
-        pytest.fail(f"the namespace child did not start: {said.decode() or 'no word in time'}")
-    base = 3_900_000
-    for name in ("uid_map", "gid_map"):
-        with open(f"/proc/{pid}/{name}", "w") as handle:
-            handle.write(f"0 {base} 2\n")
-    os.write(go_w, b"x")
-    os.waitpid(pid, 0)
-    output = os.read(result_r, 64)
-    return int(output) if output else -1
+def in_private_namespace(body, *args: str) -> int:
+    """Run `body(*args)`, a function of this module, in a fresh interpreter with a user and an IPC namespace of its own (uids 0 and 1 mapped)."""
+    child = subprocess.Popen(
+        [sys.executable, "-c", NAMESPACE_CHILD, __name__, body.__name__, *args],
+        cwd=REPO, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    try:
+        ready, _, _ = select.select([child.stdout], [], [], STARTUP_SECONDS)
+        said = os.read(child.stdout.fileno(), 256) if ready else b""
+        if said != b"x":
+            child.kill()
+            pytest.fail(f"the namespace child did not start: {said.decode() or 'no word in time'}")
+        base = 3_900_000
+        for name in ("uid_map", "gid_map"):
+            with open(f"/proc/{child.pid}/{name}", "w") as handle:
+                handle.write(f"0 {base} 2\n")
+        output, errors = child.communicate(b"x", timeout=240)
+    finally:
+        if child.poll() is None:
+            child.kill()
+            child.wait()
+    assert output, f"the namespace child said nothing (exit {child.returncode}): {errors.decode()[-2000:]}"
+    return int(output)
 
 
 class _CapHeader(ctypes.Structure):
@@ -172,7 +177,7 @@ def traces_seen(directory: str) -> int:
 
 @needs_root
 def test_traces_see_a_system_v_object_made_and_removed_since_the_baseline(tmp_path):
-    assert in_private_namespace(lambda: traces_seen(str(tmp_path))) == 0
+    assert in_private_namespace(traces_seen, str(tmp_path)) == 0
 
 
 def test_traces_see_a_file_made_and_removed_and_a_listing_does_not_count(tmp_path):
