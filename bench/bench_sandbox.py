@@ -44,7 +44,11 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from env_servers.sandbox import RunRequest, SandboxUnavailable, make_sandbox  # noqa: E402
+from env_servers.sandbox.control import SHARED  # noqa: E402
 from env_servers.sandbox.engine import EngineUnavailable, find_engine, start_private_dockerd  # noqa: E402
+from env_servers.sandbox.worker_script import SPLIT, WorkerDesign  # noqa: E402
+
+DESIGNS = {design.name: design for design in (SPLIT, SHARED)}
 
 PROGRAM = '''from typing import List
 
@@ -116,7 +120,7 @@ def process_cpu() -> float:
 
 
 async def measure(
-    backend: str, design: str, workers: int, runs: int, options: dict
+    backend: str, design: WorkerDesign, workers: int, runs: int, options: dict
 ) -> tuple[float, float, float]:
     """Return (runs per second, median latency in ms, CPU ms per run) after a warm-up."""
     sandbox = make_sandbox(backend, workers=workers, recycle_after=10**9, design=design, **options)
@@ -201,7 +205,7 @@ def floor(runs: int, python: str = "/usr/bin/python3") -> dict[str, float]:
 
     program = FLOOR_PROGRAM.replace("RUNS", str(runs))
     output = subprocess.run(
-        [python, "-I", "-c", program], input=worker_source("split").encode(), capture_output=True, check=True
+        [python, "-I", "-c", program], input=worker_source(SPLIT).encode(), capture_output=True, check=True
     ).stdout.decode()
     figures: dict[str, list[float]] = {}
     for line in output.splitlines():
@@ -232,7 +236,7 @@ def parse_arguments() -> argparse.Namespace:
         "--backends", nargs="+", default=["bwrap", "docker"], choices=["bwrap", "docker", "process"]
     )
     parser.add_argument("--workers", nargs="+", type=int, default=[1, 2])
-    parser.add_argument("--designs", nargs="+", default=["split", "shared"], choices=["split", "shared"])
+    parser.add_argument("--designs", nargs="+", default=list(DESIGNS), choices=list(DESIGNS))
     parser.add_argument(
         "--start-dockerd", action="store_true", help="start a private dockerd if none answers (root)"
     )
@@ -259,7 +263,9 @@ def measure_backend(backend: str, options: dict, args: argparse.Namespace) -> di
     for workers in args.workers:
         for design in args.designs:
             try:
-                rate, median, cpu = asyncio.run(measure(backend, design, workers, args.runs, dict(options)))
+                rate, median, cpu = asyncio.run(
+                    measure(backend, DESIGNS[design], workers, args.runs, dict(options))
+                )
             except SandboxUnavailable as error:
                 print(f"{backend:20} unavailable: {error}")
                 break

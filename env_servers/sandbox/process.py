@@ -30,7 +30,9 @@ from env_servers.sandbox.channel import (
     source_frame,
     worker_command,
 )
+from env_servers.sandbox.control import SHARED
 from env_servers.sandbox.pristine import wipe
+from env_servers.sandbox.worker_script import WorkerDesign
 
 INSECURE_NOTE = "INSECURE: the 'process' sandbox isolates nothing (rlimits and a timeout only)"
 log = logging.getLogger(__name__)
@@ -40,7 +42,7 @@ class ProcessLauncher(Launcher):
     name = "process"
     secure = False
 
-    def __init__(self, *, python: str = sys.executable, design: str = "shared"):
+    def __init__(self, *, python: str = sys.executable, design: WorkerDesign = SHARED):
         log.warning(INSECURE_NOTE)
         self.design = check_design(design)
         self.python = python
@@ -65,7 +67,7 @@ class ProcessLauncher(Launcher):
             "LANG": "C.UTF-8",
         }
         argv = [*worker_command(self.python), "--work", os.path.join(work, "run"), "--wipe", work]
-        argv += ["--design", self.design]  # no seccomp: the control shows what the filter stops
+        argv += ["--design", self.design.name]  # no seccomp: the control shows what the filter stops
         channel = await start_subprocess_worker(argv, uid=None, env=environment)
         await channel.send(self._source)
         return channel
