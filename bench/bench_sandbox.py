@@ -1,9 +1,10 @@
 """Judged runs per second, for each available backend and worker design, with 1 and 2 workers.
 
 Each backend runs with the split design (the judge and the program in
-separate processes, the default) and the shared design (tests in the
-program's own process, as the sandbox first did) in the same run, and the
-ratio split/shared is printed, so a noisy machine shifts both alike.
+separate processes, the production worker) and the shared design (tests in
+the program's own process, as the sandbox first did: the tests' insecure
+control, tests/sandbox/control) in the same run, and the ratio split/shared
+is printed, so a noisy machine shifts both alike.
 
 A "run" is one program plus its tests in a fresh process inside the sandbox
 (the unit the code-runner environment pays per Step). The program and its five
@@ -41,12 +42,14 @@ import sys
 import time
 from pathlib import Path
 
+# The repository's root, for `python bench/bench_sandbox.py` run from anywhere: the insecure
+# control this measures the split design against lives with the tests (tests/sandbox/control).
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from env_servers.sandbox import RunRequest, SandboxUnavailable, make_sandbox  # noqa: E402
-from env_servers.sandbox.control import SHARED  # noqa: E402
 from env_servers.sandbox.engine import EngineUnavailable, find_engine, start_private_dockerd  # noqa: E402
 from env_servers.sandbox.worker_script import SPLIT, WorkerDesign  # noqa: E402
+from tests.sandbox.control import SHARED  # noqa: E402
 
 DESIGNS = {design.name: design for design in (SPLIT, SHARED)}
 

@@ -9,7 +9,7 @@ import pytest
 import pytest_asyncio
 
 from env_servers.sandbox import make_sandbox
-from env_servers.sandbox.control import SHARED
+from tests.sandbox.control import SHARED
 from tests.sandbox.engines import PREPARATION, PREPARATION_TIMEOUT
 
 HAZARD_BACKENDS = ["bwrap", "docker", "unsandboxed"]

@@ -8,10 +8,11 @@ import subprocess
 
 import pytest
 
-import env_servers.sandbox.control
 import env_servers.sandbox.worker
-from env_servers.sandbox.control import SHARED
-from env_servers.sandbox.worker_script import SPLIT, join_modules, worker_source
+import tests.sandbox.control
+from env_servers.sandbox import worker_script
+from env_servers.sandbox.worker_script import SPLIT, WorkerDesign, join_modules, worker_source
+from tests.sandbox.control import SHARED
 
 FIRST = ("env_servers.sandbox.first", "import os\n\nLIMIT = 3\n\n\ndef double(x):\n    return 2 * x\n")
 
@@ -66,11 +67,17 @@ def test_what_would_break_in_one_namespace_is_refused(modules, refusal):
         join_modules(modules)
 
 
-@pytest.mark.parametrize("package, design", [(env_servers.sandbox.worker, SPLIT), (env_servers.sandbox.control, SHARED)],
+@pytest.mark.parametrize("package, design", [(env_servers.sandbox.worker, SPLIT), (tests.sandbox.control, SHARED)],
                          ids=["split", "shared"])
 def test_every_worker_module_ships_with_its_design(package, design):
     present = {f"{package.__name__}.{module.name}" for module in pkgutil.iter_modules(package.__path__)}
     assert present <= set(design.modules), f"never shipped: {sorted(present - set(design.modules))}"
+
+
+def test_the_production_sandbox_offers_the_split_design_alone():
+    designs = [value for value in vars(worker_script).values() if isinstance(value, WorkerDesign)]
+    assert designs == [SPLIT]
+    assert all(name.startswith("env_servers.sandbox.") for name in SPLIT.modules)
 
 
 def test_the_judge_ships_without_the_control_and_the_control_without_the_judge():
