@@ -1,4 +1,4 @@
-"""The sandbox's worker, split design (the secure backends): started once per slot, it serves runs one at a time.
+"""The sandbox's worker, split design (every backend's): started once per slot, it serves runs one at a time.
 
 The worker is a supervisor that never reads a request (supervisor.py): for
 every run it forks a judge from its pristine state, and the judge forks the

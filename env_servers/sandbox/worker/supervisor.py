@@ -1,4 +1,4 @@
-"""The supervisor (split design): PID 1 of the sandbox, it forks a judge per run from its pristine state and never reads a request.
+"""The supervisor (split design): PID 1 of the sandbox, or a subreaper; it forks a judge per run, never reads a request.
 
 A judge still running WATCHDOG_MARGIN after the deadline it announced is
 killed; a judge that ends without replying gets a reply from the supervisor.
