@@ -32,8 +32,8 @@ from env_servers.sandbox.channel import (
     worker_command,
 )
 from env_servers.sandbox.uids import allocate_uid, running_as_root
-from env_servers.sandbox.worker_script import SPLIT, WorkerDesign
 from env_servers.sandbox.userns import CANDIDATE_UID, MAPPED_UIDS, capability_arguments, helper_argv, map_and_release
+from env_servers.sandbox.worker_script import SPLIT, WorkerDesign
 
 WORK_DIR = "/tmp/work"
 MQUEUE_DIR = "/dev/mqueue"
