@@ -1,9 +1,10 @@
 """Judged runs per second, for each available backend and worker design, with 1 and 2 workers.
 
 Each backend runs with the split design (the judge and the program in
-separate processes, the default) and the shared design (tests in the
-program's own process, as the sandbox first did) in the same run, and the
-ratio split/shared is printed, so a noisy machine shifts both alike.
+separate processes, the production worker) and the shared design (tests in
+the program's own process, as the sandbox first did: the tests' insecure
+control, tests/sandbox/control) in the same run, and the ratio split/shared
+is printed, so a noisy machine shifts both alike.
 
 A "run" is one program plus its tests in a fresh process inside the sandbox
 (the unit the code-runner environment pays per Step). The program and its five
@@ -41,10 +42,16 @@ import sys
 import time
 from pathlib import Path
 
+# The repository's root, for `python bench/bench_sandbox.py` run from anywhere: the insecure
+# control this measures the split design against lives with the tests (tests/sandbox/control).
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from env_servers.sandbox import RunRequest, SandboxUnavailable, make_sandbox  # noqa: E402
 from env_servers.sandbox.engine import EngineUnavailable, find_engine, start_private_dockerd  # noqa: E402
+from env_servers.sandbox.worker_script import SPLIT, WorkerDesign  # noqa: E402
+from tests.sandbox.control import SHARED  # noqa: E402
+
+DESIGNS = {design.name: design for design in (SPLIT, SHARED)}
 
 PROGRAM = '''from typing import List
 
@@ -116,7 +123,7 @@ def process_cpu() -> float:
 
 
 async def measure(
-    backend: str, design: str, workers: int, runs: int, options: dict
+    backend: str, design: WorkerDesign, workers: int, runs: int, options: dict
 ) -> tuple[float, float, float]:
     """Return (runs per second, median latency in ms, CPU ms per run) after a warm-up."""
     sandbox = make_sandbox(backend, workers=workers, recycle_after=10**9, design=design, **options)
@@ -201,7 +208,7 @@ def floor(runs: int, python: str = "/usr/bin/python3") -> dict[str, float]:
 
     program = FLOOR_PROGRAM.replace("RUNS", str(runs))
     output = subprocess.run(
-        [python, "-I", "-c", program], input=worker_source("split").encode(), capture_output=True, check=True
+        [python, "-I", "-c", program], input=worker_source(SPLIT).encode(), capture_output=True, check=True
     ).stdout.decode()
     figures: dict[str, list[float]] = {}
     for line in output.splitlines():
@@ -232,7 +239,7 @@ def parse_arguments() -> argparse.Namespace:
         "--backends", nargs="+", default=["bwrap", "docker"], choices=["bwrap", "docker", "process"]
     )
     parser.add_argument("--workers", nargs="+", type=int, default=[1, 2])
-    parser.add_argument("--designs", nargs="+", default=["split", "shared"], choices=["split", "shared"])
+    parser.add_argument("--designs", nargs="+", default=list(DESIGNS), choices=list(DESIGNS))
     parser.add_argument(
         "--start-dockerd", action="store_true", help="start a private dockerd if none answers (root)"
     )
@@ -259,7 +266,9 @@ def measure_backend(backend: str, options: dict, args: argparse.Namespace) -> di
     for workers in args.workers:
         for design in args.designs:
             try:
-                rate, median, cpu = asyncio.run(measure(backend, design, workers, args.runs, dict(options)))
+                rate, median, cpu = asyncio.run(
+                    measure(backend, DESIGNS[design], workers, args.runs, dict(options))
+                )
             except SandboxUnavailable as error:
                 print(f"{backend:20} unavailable: {error}")
                 break

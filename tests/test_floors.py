@@ -4,7 +4,9 @@ The floors, bottom up: the generated protos (lats_pb) and the vendored data;
 lats_runtime; the planner's Python client (lats_client); the services
 (llm_gateway, env_servers, planner), each standing on the floors below and
 never on a sibling (a service's client of another service lives in the
-caller, as planner/gateway_client.py does); the `lats` command on top.
+caller, as planner/gateway_client.py does); the `lats` command on top;
+the tests above everything (nothing imports them: what only tests need, such
+as the sandbox's insecure control, stays with them).
 """
 
 import ast
@@ -14,7 +16,7 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
 FIRST_PARTY = {"lats_pb", "lats_data", "lats_runtime", "lats_client", "llm_gateway",
-               "env_servers", "planner", "lats"}
+               "env_servers", "planner", "lats", "tests"}
 BASE = {"lats_pb", "lats_data", "lats_runtime"}
 MAY_IMPORT = {
     "lats_runtime": {"lats_pb", "lats_data"},

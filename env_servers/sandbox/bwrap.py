@@ -33,6 +33,7 @@ from env_servers.sandbox.channel import (
 )
 from env_servers.sandbox.uids import allocate_uid, running_as_root
 from env_servers.sandbox.userns import CANDIDATE_UID, MAPPED_UIDS, capability_arguments, helper_argv, map_and_release
+from env_servers.sandbox.worker_script import SPLIT, WorkerDesign
 
 WORK_DIR = "/tmp/work"
 MQUEUE_DIR = "/dev/mqueue"
@@ -64,7 +65,7 @@ class BwrapLauncher(Launcher):
         python: str = "/usr/bin/python3",
         tmp_bytes: int = 128 << 20,
         shm_bytes: int = 16 << 20,
-        design: str = "split",
+        design: WorkerDesign = SPLIT,
     ):
         self.bwrap = find_bwrap()
         self.design = check_design(design)
@@ -78,8 +79,11 @@ class BwrapLauncher(Launcher):
 
     @property
     def candidate_uid_apart(self) -> bool:
-        """True when the candidate runs under a uid of its own (the host is root; see userns.py)."""
-        return running_as_root() and self.design == "split"
+        """True when the candidate runs under a uid of its own (the host is root; see userns.py).
+
+        Only a design whose program runs apart from its judge has a candidate to give one.
+        """
+        return running_as_root() and self.design.verdict_isolated
 
     @property
     def uids_per_slot(self) -> int:

@@ -8,7 +8,7 @@ import os
 import signal
 from collections import deque
 
-from env_servers.sandbox.worker_script import DESIGN_MODULES, worker_source
+from env_servers.sandbox.worker_script import SPLIT, WorkerDesign, worker_source
 
 STDERR_TAIL_BYTES = 4096
 
@@ -57,7 +57,7 @@ def worker_command(python: str) -> list[str]:
     return [python, "-I", "-c", BOOTSTRAP]
 
 
-def source_frame(design: str) -> bytes:
+def source_frame(design: WorkerDesign) -> bytes:
     """The source of `design`'s worker as the bootstrap reads it: a 4-byte big-endian length, then UTF-8."""
     body = worker_source(design).encode()
     return len(body).to_bytes(4, "big") + body
@@ -210,38 +210,39 @@ async def start_subprocess_worker(
     return SubprocessChannel(process, cgroup)
 
 
-def check_design(design: str) -> str:
-    """`design` if it names a worker design, else ValueError saying which exist."""
-    if design not in DESIGN_MODULES:
-        raise ValueError(f"unknown worker design {design!r}: choose split (secure) or shared (comparison only)")
+def check_design(design: WorkerDesign) -> WorkerDesign:
+    """`design` if it is a WorkerDesign, else TypeError (a design is handed over, never named)."""
+    if not isinstance(design, WorkerDesign):
+        raise TypeError(f"design must be a worker_script.WorkerDesign (SPLIT is the production one), not {design!r}")
     return design
 
 
-def design_arguments(design: str) -> list[str]:
+def design_arguments(design: WorkerDesign) -> list[str]:
     """The worker's command-line flags for a secure backend.
 
-    Both designs check every run for what it left behind (--pristine, see
-    pristine.py); the split design also loads the seccomp filter.
+    Every run is checked for what it left behind (--pristine, see
+    pristine.py); a design that can load the seccomp filter loads it.
     """
-    return ["--design", design, "--pristine"] + (["--seccomp"] if design == "split" else [])
+    return ["--design", design.name, "--pristine"] + (["--seccomp"] if design.seccomp else [])
 
 
 class Launcher(abc.ABC):
     """Starts workers for a pool, one per slot.
 
-    design: "split" (the judge and the program in separate processes; the
-    verdict cannot be forged) or "shared" (tests run in the program's own
-    process, as the sandbox first did; kept as the insecure control and for
-    benchmarks). `verdict_isolated` says which.
+    design: the worker program (worker_script.WorkerDesign): SPLIT, the
+    judge and the program in separate processes, unless a caller hands
+    another (the tests' insecure control). `verdict_isolated` says whether
+    the design computes the verdict apart from the program; `secure`, whether
+    the backend isolates anything at all.
     """
 
     name: str = ""
     secure: bool = True
-    design: str = "split"
+    design: WorkerDesign = SPLIT
 
     @property
     def verdict_isolated(self) -> bool:
-        return self.design == "split"
+        return self.design.verdict_isolated
 
     @abc.abstractmethod
     async def start(self, slot: int) -> WorkerChannel: ...

@@ -29,6 +29,7 @@ from env_servers.sandbox.channel import (
 from env_servers.sandbox.engine import find_engine
 from env_servers.sandbox.image import IMAGE
 from env_servers.sandbox.uids import allocate_uid
+from env_servers.sandbox.worker_script import SPLIT, WorkerDesign
 
 STREAM_HEADER = struct.Struct(">BxxxI")
 LABEL = "lats.sandbox.pool"
@@ -129,7 +130,7 @@ class DockerLauncher(Launcher):
         cpus: float = 1.0,
         pids: int = 128,
         tmp_bytes: int = 128 << 20,
-        design: str = "split",
+        design: WorkerDesign = SPLIT,
     ):
         import docker
 

@@ -16,10 +16,12 @@ def make_sandbox(name: str = "auto", *, allow_insecure: bool = False, **options)
     name: "auto" (bubblewrap on Linux), "bwrap", "docker" or "process".
     "process" isolates nothing and is refused unless allow_insecure=True.
     options: pool options (workers, recycle_after, start_timeout, reply_grace)
-    and backend options (all: design, "split" or "shared"; bwrap: python,
+    and backend options (all: design, a worker_script.WorkerDesign, SPLIT
+    unless given, as the tests give their insecure control; bwrap: python,
     tmp_bytes, shm_bytes; docker: client, base_url, image,
     container_memory_bytes, cpus, tmp_bytes; process: python).
-    Raises SandboxUnavailable (saying what to install or start) or ValueError.
+    Raises SandboxUnavailable (saying what to install or start), ValueError,
+    or TypeError (a design that is not a WorkerDesign).
     """
     from env_servers.sandbox.pool import WorkerPool
 

@@ -1,10 +1,13 @@
 """The INSECURE process backend: rlimits, a wall clock and a subreaper, no isolation.
 
-Its worker uses the shared design by default (tests run in the program's own
-process), so the hazard suite's control shows every verdict forgery working.
+Its worker is the split design's (the judge in a process apart from the
+program), run without a PID namespace, seccomp filter, pristine checks or a
+uid of the candidate's own; a caller may hand it another design, as the
+hazard suites hand it their insecure control to show every forgery working.
 
-The program can read and write whatever the invoking user can, and reach the
-network. For development only; `make_sandbox` refuses it unless asked with
+The program can read and write whatever the invoking user can, reach the
+network, and signal the judge (or, as root, read and patch it). For
+development only; `make_sandbox` refuses it unless asked with
 allow_insecure=True, and its `secure` flag is False so callers can label results.
 
 Each worker gets a directory of its own, made when it starts and removed (with
@@ -31,6 +34,7 @@ from env_servers.sandbox.channel import (
     worker_command,
 )
 from env_servers.sandbox.pristine import wipe
+from env_servers.sandbox.worker_script import SPLIT, WorkerDesign
 
 INSECURE_NOTE = "INSECURE: the 'process' sandbox isolates nothing (rlimits and a timeout only)"
 log = logging.getLogger(__name__)
@@ -40,7 +44,7 @@ class ProcessLauncher(Launcher):
     name = "process"
     secure = False
 
-    def __init__(self, *, python: str = sys.executable, design: str = "shared"):
+    def __init__(self, *, python: str = sys.executable, design: WorkerDesign = SPLIT):
         log.warning(INSECURE_NOTE)
         self.design = check_design(design)
         self.python = python
@@ -65,7 +69,7 @@ class ProcessLauncher(Launcher):
             "LANG": "C.UTF-8",
         }
         argv = [*worker_command(self.python), "--work", os.path.join(work, "run"), "--wipe", work]
-        argv += ["--design", self.design]  # no seccomp: the control shows what the filter stops
+        argv += ["--design", self.design.name]  # no --seccomp, no --pristine: nothing here is isolated
         channel = await start_subprocess_worker(argv, uid=None, env=environment)
         await channel.send(self._source)
         return channel

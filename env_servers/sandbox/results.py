@@ -46,7 +46,7 @@ def printable(text: str) -> str:
 
 
 def _parse_records(lines: list, nonce: str) -> list[dict]:
-    """The run's own records (JSON lines from the shared design's child, objects from a split judge).
+    """The run's own records (objects from a split judge, or JSON text lines from a worker whose program writes them).
 
     Anything without this run's nonce (e.g. forged by the program) is dropped.
     """

@@ -122,6 +122,11 @@ def test_process_backend_needs_explicit_consent():
     assert insecure.secure is False and insecure.name == "process"
 
 
+def test_a_worker_design_is_handed_over_never_named():
+    with pytest.raises(TypeError, match="WorkerDesign"):
+        make_sandbox("process", allow_insecure=True, design="shared")
+
+
 def test_auto_is_bubblewrap_and_unknown_names_are_refused():
     assert make_sandbox().name == "bwrap" and make_sandbox().secure
     with pytest.raises(ValueError, match="unknown sandbox 'chroot'"):

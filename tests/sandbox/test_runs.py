@@ -275,7 +275,7 @@ async def test_a_run_that_leaves_something_gets_a_fresh_worker_after_it(request,
         assert box.slots[0].starts == 1  # clean runs keep their worker
         assert (await run(box, "open('left', 'w').write('x')\n" + ADD_ONE, "assert f(1) == 2")).all_passed
         assert (await run(box, ADD_ONE, "assert f(1) == 2")).all_passed
-        assert box.slots[0].starts == (2 if box.secure else 1)  # the control checks nothing (and wipes)
+        assert box.slots[0].starts == (2 if box.secure else 1)  # the process backend checks nothing (and wipes)
         look = await run(box, "import os\nprint(os.listdir('.'))\n")
         assert look.stdout == "[]\n"
     finally:

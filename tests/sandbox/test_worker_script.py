@@ -2,19 +2,23 @@
 
 from __future__ import annotations
 
+import pkgutil
 import shutil
 import subprocess
-from importlib import resources
 
 import pytest
 
-from env_servers.sandbox.worker_script import DESIGN_MODULES, join_modules, worker_source
+import env_servers.sandbox.worker
+import tests.sandbox.control
+from env_servers.sandbox import worker_script
+from env_servers.sandbox.worker_script import SPLIT, WorkerDesign, join_modules, worker_source
+from tests.sandbox.control import SHARED
 
-FIRST = ("first.py", "import os\n\nLIMIT = 3\n\n\ndef double(x):\n    return 2 * x\n")
+FIRST = ("env_servers.sandbox.first", "import os\n\nLIMIT = 3\n\n\ndef double(x):\n    return 2 * x\n")
 
 
 def test_imports_of_joined_modules_are_dropped_and_everything_else_kept():
-    second = ("second.py", (
+    second = ("env_servers.sandbox.second", (
         "import os\n"
         "from env_servers.sandbox.first import (\n    LIMIT,\n    double,\n)\n"
         "from json import dumps\n\n\n"
@@ -28,17 +32,34 @@ def test_imports_of_joined_modules_are_dropped_and_everything_else_kept():
     assert namespace["quadruple"](3) == 12
 
 
+def test_a_design_outside_the_sandbox_package_has_its_own_imports_dropped():
+    first = ("tests.control.first", "def triple(x):\n    return 3 * x\n")
+    second = ("tests.control.second", (
+        "from env_servers.sandbox.first import double\n"
+        "from tests.control.first import triple\n\n\n"
+        "def sextuple(x):\n    return double(triple(x))\n"
+    ))
+    script = join_modules([FIRST, first, second])
+    assert "tests.control" not in script and "env_servers" not in script
+    namespace: dict = {}
+    exec(compile(script, "<joined>", "exec"), namespace)
+    assert namespace["sextuple"](3) == 18
+
+
 @pytest.mark.parametrize(
     "modules, refusal",
     [
-        ([("second.py", "from env_servers.sandbox.third import x\n"), ("third.py", "x = 1\n")],
-         "must be joined before"),
-        ([FIRST, ("second.py", "from env_servers.sandbox.elsewhere import x\n")], "not shipped"),
-        ([FIRST, ("second.py", "def f():\n    from env_servers.sandbox.first import double\n")], "nested"),
-        ([FIRST, ("second.py", "import env_servers.sandbox.first\n")], "which joining can drop"),
-        ([FIRST, ("second.py", "def double(x):\n    return x\n")], "bound by another module"),
-        ([FIRST, ("second.py", "from os import path as double\n")], "bound by another module"),
-        ([FIRST, ("second.py", "import sys as os\n")], "bound by another module"),
+        ([("env_servers.sandbox.second", "from env_servers.sandbox.third import x\n"),
+          ("env_servers.sandbox.third", "x = 1\n")], "must be joined before"),
+        ([FIRST, ("env_servers.sandbox.second", "from env_servers.sandbox.elsewhere import x\n")], "not shipped"),
+        ([FIRST, ("env_servers.sandbox.second", "def f():\n    from env_servers.sandbox.first import double\n")],
+         "nested"),
+        ([FIRST, ("env_servers.sandbox.second", "import env_servers.sandbox.first\n")], "which joining can drop"),
+        ([FIRST, ("env_servers.sandbox.second", "def double(x):\n    return x\n")], "bound by another module"),
+        ([FIRST, ("env_servers.sandbox.second", "from os import path as double\n")], "bound by another module"),
+        ([FIRST, ("env_servers.sandbox.second", "import sys as os\n")], "bound by another module"),
+        ([("tests.control.first", FIRST[1]), ("tests.control.second", "from tests.control.other import x\n")],
+         "not shipped"),
     ],
 )
 def test_what_would_break_in_one_namespace_is_refused(modules, refusal):
@@ -46,25 +67,26 @@ def test_what_would_break_in_one_namespace_is_refused(modules, refusal):
         join_modules(modules)
 
 
-def test_every_worker_module_ships_with_a_design():
-    package = resources.files("env_servers.sandbox")
-    present = {
-        f"{folder}/{entry.name}"
-        for folder in ("worker", "control")
-        for entry in package.joinpath(folder).iterdir()
-        if entry.name.endswith(".py") and entry.name != "__init__.py"
-    }
-    shipped = set(DESIGN_MODULES["split"]) | set(DESIGN_MODULES["shared"])
-    assert present <= shipped, f"never shipped: {sorted(present - shipped)}"
+@pytest.mark.parametrize("package, design", [(env_servers.sandbox.worker, SPLIT), (tests.sandbox.control, SHARED)],
+                         ids=["split", "shared"])
+def test_every_worker_module_ships_with_its_design(package, design):
+    present = {f"{package.__name__}.{module.name}" for module in pkgutil.iter_modules(package.__path__)}
+    assert present <= set(design.modules), f"never shipped: {sorted(present - set(design.modules))}"
+
+
+def test_the_production_sandbox_offers_the_split_design_alone():
+    designs = [value for value in vars(worker_script).values() if isinstance(value, WorkerDesign)]
+    assert designs == [SPLIT]
+    assert all(name.startswith("env_servers.sandbox.") for name in SPLIT.modules)
 
 
 def test_the_judge_ships_without_the_control_and_the_control_without_the_judge():
-    split, shared = worker_source("split"), worker_source("shared")
+    split, shared = worker_source(SPLIT), worker_source(SHARED)
     assert "def supervise(" in split and "def child_main(" not in split and "def serve_shared(" not in split
     assert "def serve_shared(" in shared and "def judge_main(" not in shared and "def candidate_main(" not in shared
 
 
-@pytest.mark.parametrize("design", ["split", "shared"])
+@pytest.mark.parametrize("design", [SPLIT, SHARED], ids=lambda design: design.name)
 def test_the_joined_script_runs_on_the_standard_library_alone(design):
     python = shutil.which("python3", path="/usr/bin:/bin")
     if python is None:

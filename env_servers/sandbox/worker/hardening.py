@@ -10,6 +10,7 @@ from env_servers.sandbox.worker.state import STATE
 
 LIBC = ctypes.CDLL(None, use_errno=True)  # made once here, used by every fork
 CAPSET, PRCTL = LIBC.capset, LIBC.prctl  # looked up once: each fork finds them made
+PR_SET_PDEATHSIG = 1
 PR_SET_DUMPABLE = 4
 PR_SET_CHILD_SUBREAPER = 36
 CAP_KILL = 5
@@ -40,6 +41,17 @@ def become_candidate_uid():
     os.setgroups([])
     os.setresgid(STATE.candidate_uid, STATE.candidate_uid, STATE.candidate_uid)
     os.setresuid(STATE.candidate_uid, STATE.candidate_uid, STATE.candidate_uid)
+
+
+def die_with_parent(parent):
+    """Have the kernel SIGKILL this process when `parent`, its parent, ends; exit at once if it already has.
+
+    In a sandbox the supervisor is PID 1, and its namespace ends with it anyway;
+    under the process backend this keeps a judge from outliving its supervisor.
+    """
+    PRCTL(PR_SET_PDEATHSIG, int(signal.SIGKILL), 0, 0, 0)
+    if os.getppid() != parent:
+        os._exit(0)
 
 
 SUPERVISOR_IGNORES = (

@@ -88,8 +88,10 @@ def end_run(candidate_pid, others, lost):
 
     Before the reply every process of the run is dead: when the pid counter
     shows no process made since the judge's own, killing those is enough;
-    otherwise every process of the namespace but its init and the judge is
-    killed (the judge's parent is init there: the sandbox's PID namespace).
+    otherwise, in the sandbox's own PID namespace (its init is the worker),
+    every process of the namespace but its init and the judge is killed.
+    Without one (the process backend) the judge kills only the run's own:
+    every other process it could see is the host's.
     """
     status = own_end(candidate_pid) if lost else None
     for pid in [candidate_pid] + others:
@@ -102,7 +104,7 @@ def end_run(candidate_pid, others, lost):
         os.waitpid(candidate_pid, 0)  # blocks until it is gone, without spinning
     for pid in others:
         os.waitpid(pid, 0)
-    if os.getppid() == 1 and last_pid() != max([candidate_pid] + others):
+    if STATE.namespace_init and last_pid() != max([candidate_pid] + others):
         kill_the_rest_of_the_namespace()
     return status
 

@@ -1,4 +1,4 @@
-"""The sandbox's worker, split design (the secure backends): started once per slot, it serves runs one at a time.
+"""The sandbox's worker, split design (every backend's): started once per slot, it serves runs one at a time.
 
 The worker is a supervisor that never reads a request (supervisor.py): for
 every run it forks a judge from its pristine state, and the judge forks the
@@ -17,6 +17,7 @@ deadline the supervisor replies for it. Arguments: see startup.py.
 """
 
 import builtins
+import os
 import sys
 
 from env_servers.sandbox.plain_data import from_json, to_json
@@ -69,6 +70,7 @@ def main():
     options = parse_arguments(sys.argv[1:], "split")
     channel_in, channel_out = take_the_channel()
     STATE.candidate_uid = options["candidate-uid"]
+    STATE.namespace_init = os.getpid() == 1
     filtered = harden(options["seccomp"])
     settle(options, warm_up)
     announce_ready(channel_out, options, filtered)

@@ -1,8 +1,8 @@
-"""The worker's start, common to both designs: its arguments, its channel, a pristine state, the ready message.
+"""The worker's start, common to every design: its arguments, its channel, a pristine state, the ready message.
 
 Command line: --work DIR (the run's working directory), --wipe DIR (repeatable;
 emptied at start, and after each run without --pristine; DIR itself kept),
---design split|shared (must name the design of the script that runs),
+--design NAME (must name the design of the script that runs: its entry module says which),
 --seccomp (split: load the filter, or refuse to start if python3-seccomp is
 missing), --pristine (check every run for what it left, see pristine.py),
 --candidate-uid UID (split: the candidate's and tester's uid).

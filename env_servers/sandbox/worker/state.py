@@ -4,10 +4,13 @@
 class WorkerState:
     """candidate_uid: the uid the candidate and tester switch to (--candidate-uid), or None.
     baseline: the worker's pristine state (pristine.Baseline, with --pristine), or None.
+    namespace_init: True when the worker is PID 1 of a PID namespace of its own (the secure
+    backends); only then may a judge kill every other process it can see.
     """
 
     candidate_uid = None
     baseline = None
+    namespace_init = False
 
 
 STATE = WorkerState()

@@ -1,4 +1,4 @@
-"""The supervisor (split design): PID 1 of the sandbox, it forks a judge per run from its pristine state and never reads a request.
+"""The supervisor (split design): PID 1 of the sandbox, or a subreaper; it forks a judge per run, never reads a request.
 
 A judge still running WATCHDOG_MARGIN after the deadline it announced is
 killed; a judge that ends without replying gets a reply from the supervisor.
@@ -12,6 +12,7 @@ import signal
 import time
 
 from env_servers.sandbox.worker.cleanup import clean_up_files, kill_everything_else, reap_one, retire
+from env_servers.sandbox.worker.hardening import die_with_parent
 from env_servers.sandbox.worker.host_channel import send
 from env_servers.sandbox.worker.judge import EXIT_CHANNEL_CLOSED, EXIT_REPLIED, EXIT_RETIRE, judge_main
 from env_servers.sandbox.worker.state import STATE
@@ -66,13 +67,16 @@ def supervise(channel_in, channel_out, work_dir, wipe_dirs):
     check consumed. A run that left traces, whose judge died or overran, or
     (without --pristine) whose files could not be removed ends this worker:
     `retire` removes what it can and exits, and the host starts a fresh one.
+    Each judge dies with the supervisor (see die_with_parent).
     """
+    supervisor = os.getpid()
     while True:
         watchdog_r, watchdog_w = os.pipe()
         pid = os.fork()
         if pid == 0:
             try:
                 os.close(watchdog_r)
+                die_with_parent(supervisor)
                 judge_main(channel_in, channel_out, work_dir, watchdog_w)
             finally:
                 os._exit(70)

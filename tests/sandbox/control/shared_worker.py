@@ -3,7 +3,7 @@
 Per run the worker forks one child (shared_child.py) that runs the program
 and then the tests in the program's own process, streaming records tagged
 with the run's nonce; the worker collects them with the child's output and
-replies. Arguments: see worker/startup.py.
+replies. Arguments: see env_servers/sandbox/worker/startup.py.
 """
 
 import builtins
@@ -14,7 +14,7 @@ import signal
 import sys
 import time
 
-from env_servers.sandbox.control.shared_child import child_main
+from tests.sandbox.control.shared_child import child_main
 from env_servers.sandbox.worker.assertions import run_tests
 from env_servers.sandbox.worker.cleanup import clean_up_files, kill_everything_else, retire
 from env_servers.sandbox.worker.host_channel import receive_request, send

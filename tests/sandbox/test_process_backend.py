@@ -1,0 +1,70 @@
+"""The INSECURE process backend: the split judge with no sandbox around it, and what it must still get right.
+
+test_runs.py runs its programs there as on the secure backends (verdicts,
+limits, crashes, recycling); here is what only this backend has to mind: no
+PID namespace ends the judge with its worker, and every process the judge
+could kill is the host's.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+
+import pytest
+
+from env_servers.sandbox import make_sandbox
+from env_servers.sandbox.worker_script import SPLIT
+
+
+def test_the_process_backend_runs_the_split_judge_and_says_it_is_insecure():
+    box = make_sandbox("process", allow_insecure=True)
+    assert box.launcher.design is SPLIT and box.verdict_isolated
+    assert box.secure is False
+
+
+# Runs as PID 1 of a throwaway PID namespace: whatever the orphaned judge kills, it kills in there.
+ORPHANED_JUDGE = r"""
+import asyncio, os, signal, subprocess
+from env_servers.sandbox import Limits, RunRequest, make_sandbox
+
+async def main():
+    assert os.getpid() == 1
+    bystander = subprocess.Popen(["sleep", "60"])
+    box = make_sandbox("process", allow_insecure=True, workers=1)
+    try:
+        await box.start()
+        sleeper = RunRequest(program="import time\ntime.sleep(20)\n", tests=(), limits=Limits(wall_seconds=2))
+        running = asyncio.ensure_future(box.run(sleeper))
+        await asyncio.sleep(0.5)
+        for pid in box.worker_host_pids():
+            os.kill(pid, signal.SIGKILL)
+        subprocess.run(["true"])  # the pid counter moves past the run's, as it does on a busy host
+        print("killed mid-run:", (await asyncio.wait_for(running, 20)).status)
+        await asyncio.sleep(2 + 1.5 + 1)  # past the run's deadline and the supervisor's watchdog margin
+        print("bystander alive:", bystander.poll() is None)
+    finally:
+        await box.aclose()
+        bystander.kill()
+
+asyncio.run(main())
+"""
+
+
+@pytest.mark.skipif(os.geteuid() != 0 or shutil.which("unshare") is None,
+                    reason="a PID namespace of the test's own needs root and util-linux's unshare")
+def test_a_worker_killed_mid_run_takes_its_judge_along_and_nothing_else():
+    """Killed with its worker, the judge dies too (the run reads as crashed) and never kills beyond the run.
+
+    A judge that outlived its worker was reparented to init, took that for its
+    sandbox's PID 1, and killed every process it could signal.
+    """
+    result = subprocess.run(
+        ["unshare", "--pid", "--fork", "--mount-proc", sys.executable, "-c", ORPHANED_JUDGE],
+        capture_output=True, text=True, timeout=120,
+    )
+    assert result.returncode == 0, result.stderr[-3000:]
+    assert "killed mid-run: crashed" in result.stdout, result.stdout + result.stderr[-3000:]
+    assert "bystander alive: True" in result.stdout, result.stdout + result.stderr[-3000:]
