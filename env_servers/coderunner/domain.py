@@ -142,7 +142,8 @@ class CodeRunnerDomain(Domain):
         info = {"entry_point": problem.entry_point, "internal_tests": tests,
                 "tests_source": source, "sandbox": self._sandbox.name,
                 "sandbox_secure": self._sandbox.secure,
-                "verdict_isolated": getattr(self._sandbox, "verdict_isolated", False)}
+                # a judge apart from the program is no guarantee where nothing is isolated
+                "verdict_isolated": self._sandbox.secure and getattr(self._sandbox, "verdict_isolated", False)}
         return ResetOutcome(state, shown, problem.task_id, info=info)
 
     async def step(self, state: State, action: str) -> StepOutcome:

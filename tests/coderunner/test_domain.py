@@ -328,3 +328,15 @@ async def test_steps_and_probes_see_the_tasks_own_helpers(domain, humaneval_reco
     assert step.terminated and step.reward == 1.0, step.observation
     assert step.answer_key
     assert (await domain.score(step.state)).success
+
+
+async def test_reset_says_the_verdict_is_isolated_only_where_the_sandbox_is_secure():
+    from env_servers.sandbox import make_sandbox
+
+    for name, secure in (("bwrap", True), ("process", False)):  # process: the split judge, nothing isolated
+        box = make_sandbox(name, allow_insecure=not secure)
+        try:
+            info = reset(CodeRunnerDomain(CodeRunnerConfig(), sandbox=box)).info
+        finally:
+            await box.aclose()
+        assert box.verdict_isolated and info["sandbox_secure"] is secure and info["verdict_isolated"] is secure
