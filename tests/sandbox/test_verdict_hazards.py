@@ -16,6 +16,7 @@ import time
 import pytest
 
 from env_servers.sandbox import Limits, RunRequest
+from env_servers.sandbox.channel import worker_command
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")
 
@@ -54,15 +55,25 @@ async def assert_still_judges(sandbox) -> None:
 
 # ------------------------------------------------------------------ 1. poisoning the judge
 
+
+async def test_the_payloads_know_the_sandboxs_worker_by_its_command_line():
+    """Where PID 1 is the sandbox's worker the payloads go for it too; a marker that rots makes them skip it."""
+    assert WORKER_MARKER in " ".join(worker_command("python3"))
+    assert all(f'MARKER = b"{WORKER_MARKER}"' in payload for payload in (REACH_THE_JUDGE, SIGNAL_THE_WORKER))
+
+
+WORKER_MARKER = "<sandbox worker>"  # in every worker's command line (channel.BOOTSTRAP), so PID 1's shows it
+
 REACH_THE_JUDGE = r'''
 import ctypes, os
+MARKER = b"<sandbox worker>"
 libc = ctypes.CDLL(None, use_errno=True)
 PTRACE_SEIZE, PTRACE_DETACH = 0x4206, 17
 def targets():
     found = {os.getppid()}
     try:
         with open("/proc/1/cmdline", "rb") as handle:
-            if b"Plain data across" in handle.read():  # PID 1 is the sandbox's own worker
+            if MARKER in handle.read():  # PID 1 is the sandbox's own worker
                 found.add(1)
     except OSError:
         pass
@@ -303,10 +314,11 @@ async def test_memory_is_capped_over_all_the_runs_processes(sandbox):
 
 SIGNAL_THE_WORKER = r'''
 import os, signal
+MARKER = b"<sandbox worker>"
 targets = {os.getppid()}
 try:
     with open("/proc/1/cmdline", "rb") as handle:
-        if b"Plain data across" in handle.read():
+        if MARKER in handle.read():
             targets.add(1)
 except OSError:
     pass
@@ -324,6 +336,7 @@ def f(x):
 
 
 async def test_signals_to_the_worker_change_nothing(sandbox):
+    await assert_still_judges(sandbox)  # a worker is up: one an earlier test retired starts now, not below
     starts = [slot.starts for slot in sandbox.slots]
     result = await run(sandbox, SIGNAL_THE_WORKER, tests=("assert f(1) == 2",))
     restarted = [slot.starts for slot in sandbox.slots] != starts
@@ -436,6 +449,7 @@ async def test_a_reply_of_hash_colliding_items_cannot_stall_the_judge(sandbox, c
     set(naive)  # the payload is what the check says it is (8,000 took 0.16 s on a fast core)
     assert time.monotonic() - started > 0.2
     limits = Limits(wall_seconds=3.0)
+    await assert_still_judges(sandbox)  # a worker is up: one an earlier test retired starts now, not below
     starts = [slot.starts for slot in sandbox.slots]
     program = f"COLLIDING, COUNT = {COLLIDING}, {count}\n" + SEND_A_FORGED_REPLY
     started = time.monotonic()
