@@ -84,6 +84,7 @@ def main() -> None:
             line += (f"; vs {other} +{len(won)}/-{len(lost)}"
                      f" (won {' '.join(map(short, won)) or '-'}, lost {' '.join(map(short, lost)) or '-'})")
         print(line)
+    print_seed_means(runs, labels, tasks)
     cot = runs.get(("cot", 0), {})
     print()
     for task in tasks:
@@ -95,6 +96,20 @@ def main() -> None:
         examples = "greedy passes examples" if task in cot and greedy_passes_examples(cot[task]) \
             else "greedy fails examples" if task in cot else ""
         print(f"{short(task):>14} {examples:>22}  " + "  ".join(verdicts))
+
+
+def print_seed_means(runs: dict, labels: list[str], tasks: list[str]) -> None:
+    """For each label run at several seeds on every problem: solved and calls, mean and range over seeds."""
+    for label in labels:
+        complete = sorted(seed for (name, seed), by_task in runs.items()
+                          if name == label and all(t in by_task for t in tasks))
+        if len(complete) < 2:
+            continue
+        solved = [sum(runs[(label, seed)][t]["success"] for t in tasks) for seed in complete]
+        calls = [sum(runs[(label, seed)][t]["calls"] for t in tasks) / len(tasks) for seed in complete]
+        print(f"{label:>22} over seeds {','.join(map(str, complete))}: "
+              f"{sum(solved) / len(solved):.1f}/{len(tasks)} solved (min {min(solved)}, max {max(solved)}), "
+              f"{sum(calls) / len(calls):.1f} calls")
 
 
 if __name__ == "__main__":
