@@ -58,7 +58,7 @@ from planner.context import SearchContext
 from planner.model_client import BudgetExhausted
 from planner.search import SearchResult, Strategy
 from planner.tree import (Node, SelectionRule, backpropagate, progressive_widening,
-                          select_free_leaf, uct_rule)
+                          select_leaf, uct_rule)
 
 SETTLED = "a class of answers that pass the environment's checks is big enough (stop_class_size)"
 SUCCEEDED = "a terminal state reached the success threshold"
@@ -122,7 +122,7 @@ class _TreeSearch:
     async def _worker(self) -> None:
         """Starts iterations from free leaves until the search stops."""
         while not self._stopped():
-            leaf = select_free_leaf(self.ctx.root, self.rule, self.widen)
+            leaf = select_leaf(self.ctx.root, self.rule, self.widen)
             if leaf is None:
                 if self.in_flight == 0:
                     self.exhausted = True

@@ -121,31 +121,14 @@ def progressive_widening(alpha: float) -> WideningRule:
 
 def select_leaf(root: Node, rule: SelectionRule, widen: WideningRule | None = None
                 ) -> Node | None:
-    """Descends from the root by `rule` to a node that is not yet expanded, or
-    (with `widen`) to an expanded node that may draw new children.
-
-    Only children that are not exhausted are candidates; ties go to the earlier
-    child. Returns None when the whole tree is exhausted.
-    """
-    node = root
-    while node.expanded:
-        if widen is not None and widen(node):
-            return node
-        candidates = [c for c in node.children if not c.exhausted]
-        if not candidates:  # cannot happen if mark_exhausted is kept up to date
-            node.exhausted = True
-            return None if node is root else select_leaf(root, rule, widen)
-        node = max(candidates, key=lambda child: rule(node, child))
-    return None if node.exhausted else node
-
-
-def select_free_leaf(root: Node, rule: SelectionRule, widen: WideningRule | None = None
-                     ) -> Node | None:
-    """As `select_leaf`, for parallel MCTS: a leaf some selection in flight is
-    expanding (virtual_loss > 0) is not free, so the descent takes the next
-    best child instead, backtracking where a whole subtree is taken; children
-    still being stepped or evaluated are skipped. Returns
-    None when no free leaf exists (all exhausted or taken)."""
+    """Descends from the root by `rule` (ties to the earlier child) to a node that
+    is not yet expanded, or (with `widen`) to an expanded node that may draw new
+    children. Exhausted and terminal children are never candidates, nor are
+    children still being stepped or evaluated (N = 0). With several selections
+    in flight (parallel MCTS), a node one of them is expanding (virtual_loss > 0)
+    is not free: the descent takes the next best child instead, backtracking
+    where a whole subtree is taken. Returns None when no free leaf exists (the
+    tree is exhausted, or every leaf is taken)."""
 
     def descend(node: Node) -> Node | None:
         if not node.expanded:

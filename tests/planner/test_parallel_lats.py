@@ -8,7 +8,7 @@ import pytest
 from planner.mcts import Mcts
 from planner.search_config import LatsConfig
 from planner.methods import method_spec
-from planner.tree import Node, select_free_leaf, uct_rule
+from planner.tree import Node, select_leaf, uct_rule
 
 from tests.methods.recorded_trees import hashed_answer
 from tests.methods.fakes import CallModel, PathEnv, Recorder, run_method
@@ -49,11 +49,11 @@ def test_a_leaf_in_flight_is_not_selected_again():
     b = Node(id="0.1", parent=root, visits=1, value=0.1)
     root.children = [a, b]
     rule = uct_rule(1.0)
-    assert select_free_leaf(root, rule) is a
+    assert select_leaf(root, rule) is a
     a.virtual_loss = 1
-    assert select_free_leaf(root, rule) is b
+    assert select_leaf(root, rule) is b
     b.virtual_loss = 1
-    assert select_free_leaf(root, rule) is None
+    assert select_leaf(root, rule) is None
 
 
 @pytest.mark.parametrize("parallel", [2, 4, 8])
