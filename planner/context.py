@@ -42,7 +42,7 @@ from collections.abc import Sequence
 
 from lats_pb import environment_pb2 as env_pb
 
-from planner.environment import Environment, Stepped, TaskRef
+from planner.environment import Environment, Stepped, TaskRef, complete_answer_actions
 from planner.answers import AnswerBook
 from planner.evaluation import Evaluator, answer_agreement, self_consistency
 from planner.events import EventSink
@@ -95,13 +95,8 @@ class SearchContext:
     # ------------------------------------------------------------- judgements
     @property
     def complete_answer_actions(self) -> bool:
-        """The environment's fact that each action is a complete answer attempt
-        (a whole program): a failed attempt is not terminal, and the next step
-        is another attempt, not a continuation (DescribeResponse.facts; servers
-        that predate the facts state it as the search hint reflect_each_failure,
-        which is what config.complete_answer_actions is taken from)."""
-        return (self.description.facts.complete_answer_actions
-                or self.description.prompt_pack.search_hints.reflect_each_failure)
+        """Each action is a complete answer attempt (planner.environment.complete_answer_actions)."""
+        return complete_answer_actions(self.description)
 
     def normalised(self, reward: float) -> float:
         return min(1.0, max(0.0, (reward - self._reward_low) / self._reward_span))

@@ -21,6 +21,16 @@ from google.protobuf import struct_pb2
 from lats_pb import environment_pb2 as env_pb
 
 
+def complete_answer_actions(description: env_pb.DescribeResponse) -> bool:
+    """The environment says each action is a complete answer attempt (a whole
+    program): a failed attempt is not terminal, and the next step is another
+    attempt, not a continuation. DescribeResponse.facts says it; servers that
+    predate the facts say it with the search hint reflect_each_failure (which
+    is what SearchConfig.complete_answer_actions is taken from)."""
+    return (description.facts.complete_answer_actions
+            or description.prompt_pack.search_hints.reflect_each_failure)
+
+
 @dataclass(frozen=True)
 class TaskRef:
     """The task an episode plays: an id or an inline spec, with seed and options."""

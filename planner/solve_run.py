@@ -33,7 +33,7 @@ from lats_runtime.run_context import enter_run
 from lats_runtime.run_status import RunStatus, from_wire, to_wire
 
 from planner.config import ConfigError, effective_config, resolve_method, to_proto
-from planner.environment import Environment, TaskRef
+from planner.environment import Environment, TaskRef, complete_answer_actions
 from planner.live_runs import LiveRun
 from planner.methods.registry import MethodSpec
 from planner.metrics import SEARCH_NODES, SEARCH_SECONDS, SEARCHES, SEARCHES_IN_FLIGHT
@@ -111,9 +111,7 @@ class SolveRun:
                                       description.prompt_pack.paper_search_hints)
         except ConfigError as exc:
             raise InvalidSolve(str(exc)) from None
-        if method.complete_answers_only and not (
-                description.facts.complete_answer_actions
-                or description.prompt_pack.search_hints.reflect_each_failure):
+        if method.complete_answers_only and not complete_answer_actions(description):
             raise InvalidSolve(f"method {method.name} samples whole answers, but in "
                                f"{description.name} an action is one step of an answer "
                                "(facts.complete_answer_actions is false); use react_bok")
