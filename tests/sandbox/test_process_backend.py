@@ -27,8 +27,15 @@ def test_the_process_backend_runs_the_split_judge_and_says_it_is_insecure():
 
 # Runs as PID 1 of a throwaway PID namespace: whatever the orphaned judge kills, it kills in there.
 ORPHANED_JUDGE = r"""
-import asyncio, os, signal, subprocess
+import asyncio, os, signal, subprocess, tempfile
 from env_servers.sandbox import Limits, RunRequest, make_sandbox
+
+def running_process(pid):  # True if `pid` has not exited (a zombie has)
+    try:
+        with open(f"/proc/{pid}/stat") as stat:
+            return stat.read().rsplit(")", 1)[1].split()[0] != "Z"
+    except OSError:
+        return False
 
 async def main():
     assert os.getpid() == 1
@@ -36,7 +43,9 @@ async def main():
     box = make_sandbox("process", allow_insecure=True, workers=1)
     try:
         await box.start()
-        sleeper = RunRequest(program="import time\ntime.sleep(20)\n", tests=(), limits=Limits(wall_seconds=2))
+        record = os.path.join(tempfile.mkdtemp(), "candidate.pid")
+        program = f"import os, time\nopen({record!r}, 'w').write(str(os.getpid()))\ntime.sleep(20)\n"
+        sleeper = RunRequest(program=program, tests=(), limits=Limits(wall_seconds=2))
         running = asyncio.ensure_future(box.run(sleeper))
         await asyncio.sleep(0.5)
         for pid in box.worker_host_pids():
@@ -45,6 +54,7 @@ async def main():
         print("killed mid-run:", (await asyncio.wait_for(running, 20)).status)
         await asyncio.sleep(2 + 1.5 + 1)  # past the run's deadline and the supervisor's watchdog margin
         print("bystander alive:", bystander.poll() is None)
+        print("candidate alive:", running_process(int(open(record).read())))
     finally:
         await box.aclose()
         bystander.kill()
@@ -56,7 +66,8 @@ asyncio.run(main())
 @pytest.mark.skipif(os.geteuid() != 0 or shutil.which("unshare") is None,
                     reason="a PID namespace of the test's own needs root and util-linux's unshare")
 def test_a_worker_killed_mid_run_takes_its_judge_along_and_nothing_else():
-    """Killed with its worker, the judge dies too (the run reads as crashed) and never kills beyond the run.
+    """Killed with its worker, the judge dies too, and the program with it (the run reads as crashed);
+    nothing beyond the run is killed.
 
     A judge that outlived its worker was reparented to init, took that for its
     sandbox's PID 1, and killed every process it could signal.
@@ -68,3 +79,4 @@ def test_a_worker_killed_mid_run_takes_its_judge_along_and_nothing_else():
     assert result.returncode == 0, result.stderr[-3000:]
     assert "killed mid-run: crashed" in result.stdout, result.stdout + result.stderr[-3000:]
     assert "bystander alive: True" in result.stdout, result.stdout + result.stderr[-3000:]
+    assert "candidate alive: False" in result.stdout, result.stdout + result.stderr[-3000:]

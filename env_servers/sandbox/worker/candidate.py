@@ -12,7 +12,13 @@ import sys
 import types
 
 from env_servers.sandbox.plain_data import _ENCODER, NotPlainData, _plain, from_json
-from env_servers.sandbox.worker.hardening import PR_SET_DUMPABLE, PRCTL, become_candidate_uid, restore_default_signals
+from env_servers.sandbox.worker.hardening import (
+    PR_SET_DUMPABLE,
+    PRCTL,
+    become_candidate_uid,
+    die_with_parent,
+    restore_default_signals,
+)
 from env_servers.sandbox.worker.host_channel import HEADER, read_exactly, write_all
 from env_servers.sandbox.worker.output import flush_output
 from env_servers.sandbox.worker.program import MODULE_NAME, load_program, program_namespace
@@ -108,10 +114,11 @@ def go_first_under_memory_pressure():
         pass
 
 
-def become_candidate(program_r, reply_w, out_w, err_w, work_dir):
+def become_candidate(program_r, reply_w, out_w, err_w, work_dir, judge):
     """Turn this fork of the judge into the run's candidate; the judge's ["program", ...] message, or None if it left."""
     if STATE.candidate_uid is not None:
         become_candidate_uid()
+    die_with_parent(judge)  # after the uid switch, which clears it
     restore_default_signals()
     close_all_but(program_r, reply_w, out_w, err_w)
     message = candidate_frame(program_r)
@@ -150,11 +157,11 @@ def serve_calls(program_r, reply_w, namespace):
         pass
 
 
-def candidate_main(program_r, reply_w, out_w, err_w, work_dir):
-    """The candidate process (forked before the judge read any request): never returns."""
+def candidate_main(program_r, reply_w, out_w, err_w, work_dir, judge):
+    """The candidate process (forked by `judge` before it read any request): never returns."""
     exit_now = os._exit  # bound before the program runs: it may replace os._exit
     try:
-        message = become_candidate(program_r, reply_w, out_w, err_w, work_dir)
+        message = become_candidate(program_r, reply_w, out_w, err_w, work_dir, judge)
     except BaseException:
         exit_now(70)
     if message is None:

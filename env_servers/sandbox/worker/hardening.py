@@ -47,7 +47,9 @@ def die_with_parent(parent):
     """Have the kernel SIGKILL this process when `parent`, its parent, ends; exit at once if it already has.
 
     In a sandbox the supervisor is PID 1, and its namespace ends with it anyway;
-    under the process backend this keeps a judge from outliving its supervisor.
+    under the process backend this keeps a judge from outliving its supervisor,
+    and a candidate or tester from outliving its judge. A change of uid clears
+    it: a process that switches uid calls this afterwards.
     """
     PRCTL(PR_SET_PDEATHSIG, int(signal.SIGKILL), 0, 0, 0)
     if os.getppid() != parent:

@@ -115,11 +115,12 @@ def fork_candidate(work_dir, watchdog_w):
     reply_r, reply_w = os.pipe()
     out_r, out_w = os.pipe()
     err_r, err_w = os.pipe()
+    judge = os.getpid()
     pid = os.fork()
     if pid == 0:
         try:
             os.close(watchdog_w)
-            candidate_main(program_r, reply_w, out_w, err_w, work_dir)
+            candidate_main(program_r, reply_w, out_w, err_w, work_dir, judge)
         finally:
             os._exit(70)
     for fd in (program_r, reply_w, out_w, err_w):

@@ -16,7 +16,7 @@ from env_servers.sandbox.plain_data import NotPlainData
 from env_servers.sandbox.worker.assertions import run_tests
 from env_servers.sandbox.worker.call_proxy import Caller, judge_namespace
 from env_servers.sandbox.worker.candidate import candidate_frame
-from env_servers.sandbox.worker.hardening import become_candidate_uid
+from env_servers.sandbox.worker.hardening import become_candidate_uid, die_with_parent
 from env_servers.sandbox.worker.judge_link import Link
 from env_servers.sandbox.worker.output import CapturedStream
 from env_servers.sandbox.worker.run_errors import TesterGone
@@ -25,10 +25,11 @@ from env_servers.sandbox.worker.state import STATE
 from env_servers.sandbox.worker.texts import DETAIL_CHARS, printable
 
 
-def become_tester(from_judge, to_judge, work_dir):
+def become_tester(from_judge, to_judge, work_dir, judge):
     """Turn this fork of the judge into the tester; the judge's ["tests", ...] message, or None if it left."""
     if STATE.candidate_uid is not None:
         become_candidate_uid()
+    die_with_parent(judge)  # after the uid switch, which clears it
     os.setsid()
     close_all_but(from_judge, to_judge)
     null = os.open(os.devnull, os.O_RDWR)
@@ -43,11 +44,11 @@ def become_tester(from_judge, to_judge, work_dir):
     return candidate_frame(from_judge)
 
 
-def tester_main(from_judge, to_judge, work_dir):
-    """The tester process (forked by the judge before it read the request): never returns."""
+def tester_main(from_judge, to_judge, work_dir, judge):
+    """The tester process (forked by `judge` before it read the request): never returns."""
     exit_now = os._exit  # bound before any test runs: a test may replace os._exit
     try:
-        message = become_tester(from_judge, to_judge, work_dir)
+        message = become_tester(from_judge, to_judge, work_dir, judge)
         if message is None:
             exit_now(0)
         _, names, tests, setup, entry_points, values = message
@@ -71,10 +72,11 @@ def start_tester(work_dir):
     """Fork the tester; (pid, the judge's write end, the judge's read end)."""
     to_tester_r, to_tester_w = os.pipe()
     to_judge_r, to_judge_w = os.pipe()
+    judge = os.getpid()
     pid = os.fork()
     if pid == 0:
         try:
-            tester_main(to_tester_r, to_judge_w, work_dir)
+            tester_main(to_tester_r, to_judge_w, work_dir, judge)
         finally:
             os._exit(70)
     os.close(to_tester_r)
