@@ -3,7 +3,8 @@
     python bench/paired_table.py bench/results/DIR/results.jsonl \
         --labels cot,lats,best_of_n --against cot --against best_of_n
 
-For every label and seed: hidden-test success, calls and tokens per problem,
+For every label and seed: hidden-test success, calls, prompt + completion
+tokens and wall seconds per problem, tokens per solved problem,
 and paired wins and losses against each `--against` label (at its own seed
 when it ran at that seed, else at seed 0, e.g. the deterministic cot). Then
 one line per problem: whether the greedy program (cot's answer) passed the
@@ -71,11 +72,14 @@ def main() -> None:
         if not mine:
             continue
         solved = sum(r["success"] for r in mine)
-        tokens = sum(r["prompt_tokens"] + r["completion_tokens"] for r in mine)
+        prompt = sum(r["prompt_tokens"] for r in mine)
+        completion = sum(r["completion_tokens"] for r in mine)
+        tokens = prompt + completion
         line = (f"{label:>22} seed {seed}: {solved}/{len(mine)} solved, "
                 f"{sum(r['calls'] for r in mine) / len(mine):.1f} calls, "
-                f"{tokens / len(mine):,.0f} tokens, "
-                f"{tokens / solved if solved else float('nan'):,.0f} tokens/solved")
+                f"{prompt / len(mine):,.0f} + {completion / len(mine):,.0f} tokens, "
+                f"{tokens / solved if solved else float('nan'):,.0f} tokens/solved, "
+                f"{sum(r['wall_seconds'] for r in mine) / len(mine):.0f} s")
         for other in args.against:
             if other == label:
                 continue
