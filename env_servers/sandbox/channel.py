@@ -124,11 +124,12 @@ class SubprocessChannel(WorkerChannel):
         await self.process.stdin.drain()
 
     async def kill(self) -> None:
-        if self.process.returncode is None:
-            try:
-                os.killpg(self.process.pid, signal.SIGKILL)
-            except ProcessLookupError:
-                pass
+        # The group outlives a worker that has already exited and been reaped, and
+        # Linux keeps its id from reuse while any member lives: kill it regardless.
+        try:
+            os.killpg(self.process.pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
         await self.process.wait()
         try:
             await asyncio.wait_for(self._stderr_task, 1.0)

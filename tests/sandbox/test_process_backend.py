@@ -8,14 +8,17 @@ could kill is the host's.
 
 from __future__ import annotations
 
+import asyncio
 import os
 import shutil
 import subprocess
 import sys
+import time
 
 import pytest
 
 from env_servers.sandbox import make_sandbox
+from env_servers.sandbox.channel import SubprocessChannel
 from env_servers.sandbox.worker_script import SPLIT
 
 
@@ -80,3 +83,39 @@ def test_a_worker_killed_mid_run_takes_its_judge_along_and_nothing_else():
     assert "killed mid-run: crashed" in result.stdout, result.stdout + result.stderr[-3000:]
     assert "bystander alive: True" in result.stdout, result.stdout + result.stderr[-3000:]
     assert "candidate alive: False" in result.stdout, result.stdout + result.stderr[-3000:]
+
+
+def test_killing_a_channel_whose_worker_already_exited_still_ends_its_process_group():
+    """A worker that exits first leaves its group behind; kill() ends what is left of it."""
+
+    async def leave_a_process_behind() -> int:
+        process = await asyncio.create_subprocess_exec(
+            "sh", "-c", "sleep 300 </dev/null >/dev/null 2>&1 & echo $!",
+            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+            start_new_session=True,
+        )
+        channel = SubprocessChannel(process)
+        left_behind = int(await process.stdout.readline())
+        await process.wait()  # the worker has exited and been reaped; its child has not
+        assert os.path.exists(f"/proc/{left_behind}")
+        await channel.kill()
+        return left_behind
+
+    left_behind = asyncio.run(leave_a_process_behind())
+    try:
+        for _ in range(100):
+            if not _running(left_behind):
+                break
+            time.sleep(0.02)
+        assert not _running(left_behind), "the worker's group outlived kill()"
+    finally:
+        if _running(left_behind):
+            os.kill(left_behind, 9)
+
+
+def _running(pid: int) -> bool:
+    try:
+        with open(f"/proc/{pid}/stat") as stat:
+            return stat.read().rsplit(")", 1)[1].split()[0] != "Z"
+    except OSError:
+        return False
