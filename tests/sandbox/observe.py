@@ -94,18 +94,26 @@ def leftover_processes(sandbox: WorkerPool, settle_seconds: float = 3.0) -> list
 
 
 class PeakCounter:
-    """Samples the number of the sandbox's host processes while a run goes on."""
+    """Samples the number of the sandbox's host processes while a run goes on.
+
+    The worker forks the next run's judge as soon as it has replied, while
+    the last run's processes may still wait to be reaped; that judge and its
+    candidate are not the run's. So each sample keeps its pids, and on exit,
+    once the sandbox has settled, the processes it keeps between runs are
+    taken out of every sample before the peak is counted.
+    """
 
     def __init__(self, sandbox: WorkerPool, interval: float = 0.02):
         self.sandbox = sandbox
         self.interval = interval
         self.peak = 0
+        self._samples: list[set[int]] = []
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self._sample, daemon=True)
 
     def _sample(self):
         while not self._stop.is_set():
-            self.peak = max(self.peak, len(sandbox_processes(self.sandbox) - _worker_processes(self.sandbox)))
+            self._samples.append(sandbox_processes(self.sandbox) - _worker_processes(self.sandbox))
             self._stop.wait(self.interval)
 
     def __enter__(self):
@@ -115,3 +123,6 @@ class PeakCounter:
     def __exit__(self, *exc_info):
         self._stop.set()
         self._thread.join()
+        leftover_processes(self.sandbox)  # waits for the run's processes to be reaped
+        kept_between_runs = _worker_processes(self.sandbox)
+        self.peak = max((len(sample - kept_between_runs) for sample in self._samples), default=0)
