@@ -23,6 +23,15 @@ def _parents() -> dict[int, int]:
     return parents
 
 
+def running(pid: int) -> bool:
+    """True if `pid` has not exited (a zombie has)."""
+    try:
+        with open(f"/proc/{pid}/stat") as stat:
+            return stat.read().rsplit(")", 1)[1].split()[0] != "Z"
+    except OSError:
+        return False
+
+
 def descendants(roots: set[int]) -> set[int]:
     parents = _parents()
     found: set[int] = set()

@@ -20,6 +20,7 @@ import pytest
 from env_servers.sandbox import make_sandbox
 from env_servers.sandbox.channel import SubprocessChannel
 from env_servers.sandbox.worker_script import SPLIT
+from tests.sandbox.observe import running
 
 
 def test_the_process_backend_runs_the_split_judge_and_says_it_is_insecure():
@@ -32,13 +33,7 @@ def test_the_process_backend_runs_the_split_judge_and_says_it_is_insecure():
 ORPHANED_JUDGE = r"""
 import asyncio, os, signal, subprocess, tempfile
 from env_servers.sandbox import Limits, RunRequest, make_sandbox
-
-def running_process(pid):  # True if `pid` has not exited (a zombie has)
-    try:
-        with open(f"/proc/{pid}/stat") as stat:
-            return stat.read().rsplit(")", 1)[1].split()[0] != "Z"
-    except OSError:
-        return False
+from tests.sandbox.observe import running as running_process
 
 async def main():
     assert os.getpid() == 1
@@ -104,18 +99,10 @@ def test_killing_a_channel_whose_worker_already_exited_still_ends_its_process_gr
     left_behind = asyncio.run(leave_a_process_behind())
     try:
         for _ in range(100):
-            if not _running(left_behind):
+            if not running(left_behind):
                 break
             time.sleep(0.02)
-        assert not _running(left_behind), "the worker's group outlived kill()"
+        assert not running(left_behind), "the worker's group outlived kill()"
     finally:
-        if _running(left_behind):
+        if running(left_behind):
             os.kill(left_behind, 9)
-
-
-def _running(pid: int) -> bool:
-    try:
-        with open(f"/proc/{pid}/stat") as stat:
-            return stat.read().rsplit(")", 1)[1].split()[0] != "Z"
-    except OSError:
-        return False
