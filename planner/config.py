@@ -14,8 +14,8 @@ from lats_pb import environment_pb2 as env_pb
 from lats_pb import planner_pb2 as pb
 
 from planner.methods.registry import MethodSpec, UnknownMethod, method_spec
-from planner.search_config import (ANSWER_RULES, DEFAULT_ITERATIONS, DEFAULT_MAX_DEPTH,
-                                   DEFAULT_N_SAMPLES, LatsConfig)
+from planner.search_config import (ANSWER_RULES, BRANCHINGS, DEFAULT_ITERATIONS,
+                                   DEFAULT_MAX_DEPTH, DEFAULT_N_SAMPLES, LatsConfig)
 
 MAX_N_SAMPLES = 64
 MAX_ITERATIONS = 10_000
@@ -24,6 +24,7 @@ MAX_PARALLEL = 64
 MAX_EXPLORATION_WEIGHT = 1_000.0
 MAX_REFLECTIONS = 1_000
 MAX_STOP_CLASS_SIZE = 64
+MAX_PRIOR_STRENGTH = 1_000.0
 
 PAPER_DEFAULTS = dict(
     n_samples=DEFAULT_N_SAMPLES, iterations=DEFAULT_ITERATIONS, max_depth=DEFAULT_MAX_DEPTH,
@@ -31,6 +32,7 @@ PAPER_DEFAULTS = dict(
     temperature=1.0, max_reflections=3, value_samples=1, lm_value=True, parallel=1,
     greedy_first=False, answer_rule="value", dedup=False, stop_class_size=1,
     agreement_weight=0.0, lazy_reflection=False, widening=0.0, greedy_gate=False,
+    branching="uct", wider_prior=0.5, deeper_prior=0.5, prior_strength=1.0,
 )
 
 
@@ -64,12 +66,12 @@ def _hinted(hints: env_pb.SearchHints) -> dict:
 def _requested(request: pb.SearchConfig) -> dict:
     values: dict = {"seed": request.seed}
     for name in ("n_samples", "iterations", "max_depth", "temperature", "max_reflections",
-                 "value_samples", "parallel", "answer_rule", "stop_class_size"):
+                 "value_samples", "parallel", "answer_rule", "stop_class_size", "branching"):
         if getattr(request, name):
             values[name] = getattr(request, name)
     for name in ("exploration_weight", "value_weight", "reflection", "simulate", "lm_value",
                  "greedy_first", "dedup", "agreement_weight", "lazy_reflection", "widening",
-                 "greedy_gate"):
+                 "greedy_gate", "wider_prior", "deeper_prior", "prior_strength"):
         if request.HasField(name):
             values[name] = getattr(request, name)
     return values
@@ -113,6 +115,15 @@ def effective_config(request: pb.SearchConfig, hints: env_pb.SearchHints,
                           f"got {merged['stop_class_size']}")
     if not 0.0 <= merged["widening"] <= 1.0:
         raise ConfigError(f"widening (alpha) must be in [0, 1] (0 = off), got {merged['widening']}")
+    if merged["branching"] not in BRANCHINGS:
+        raise ConfigError(f"branching must be one of {', '.join(BRANCHINGS)}, "
+                          f"got {merged['branching']!r}")
+    for name in ("wider_prior", "deeper_prior"):
+        if not 0.0 <= merged[name] <= 1.0:
+            raise ConfigError(f"{name} is a Beta mean and must be in [0, 1], got {merged[name]}")
+    if not 0.0 < merged["prior_strength"] <= MAX_PRIOR_STRENGTH:
+        raise ConfigError(f"prior_strength must be in (0, {MAX_PRIOR_STRENGTH:g}], "
+                          f"got {merged['prior_strength']}")
     if not 0.0 <= merged["agreement_weight"] <= 1.0:
         raise ConfigError(f"agreement_weight (beta) must be in [0, 1], "
                           f"got {merged['agreement_weight']}")
@@ -133,5 +144,7 @@ def to_proto(config: LatsConfig, request: pb.SearchConfig) -> pb.SearchConfig:
         answer_rule=config.answer_rule, dedup=config.dedup,
         stop_class_size=config.stop_class_size, agreement_weight=config.agreement_weight,
         lazy_reflection=config.lazy_reflection, widening=config.widening,
-        greedy_gate=config.greedy_gate,
+        greedy_gate=config.greedy_gate, branching=config.branching,
+        wider_prior=config.wider_prior, deeper_prior=config.deeper_prior,
+        prior_strength=config.prior_strength,
     )

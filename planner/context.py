@@ -39,6 +39,7 @@ import asyncio
 import hashlib
 import time
 from collections.abc import Sequence
+from dataclasses import dataclass
 
 from lats_pb import environment_pb2 as env_pb
 
@@ -55,6 +56,31 @@ from planner.tree import Node, mark_exhausted, reopen
 MIN_TRANSCRIPT_TOKENS = 256
 MAX_TRANSCRIPT_TOKENS = 2048
 MAX_DRAWS = 3          # expansions of one node when every sample repeated a known node
+
+
+@dataclass(frozen=True)
+class Draw:
+    """One expansion's outcome: the new `children` of `parent` and, for each sample
+    drawn, the node it counted for (a new child, or the node it repeated)."""
+
+    parent: Node
+    children: list[Node]
+    samples: list[Node]
+
+    def observations(self, ctx: SearchContext) -> list[tuple[float, Node | None]]:
+        """(graded reward, the new child it made or None) per sample: a new child's
+        graded reward once; a repeat is worth 1 if what it repeats passes the
+        environment's checks (a vote for a passing answer), else 0."""
+        seen: set[int] = set()
+        new = {id(child) for child in self.children}
+        result: list[tuple[float, Node | None]] = []
+        for node in self.samples:
+            if id(node) in new and id(node) not in seen:
+                seen.add(id(node))
+                result.append((ctx.graded(node), node))
+            else:
+                result.append((1.0 if ctx.passed(node) else 0.0, None))
+        return result
 
 
 def derived_seed(seed: int, purpose: str, key: str) -> int:
@@ -220,6 +246,10 @@ class SearchContext:
         return (), max(MIN_TRANSCRIPT_TOKENS, min(MAX_TRANSCRIPT_TOKENS, wanted))
 
     async def expand(self, node: Node) -> list[Node]:
+        """The new children of one draw at `node` (`expand_draw`)."""
+        return (await self.expand_draw(node)).children
+
+    async def expand_draw(self, node: Node) -> Draw:
         """Samples n actions at `node`, steps and evaluates the new distinct ones.
 
         At the root's first expansion with greedy_first, the first action is
@@ -235,8 +265,9 @@ class SearchContext:
         dedup, a sample repeating a node anywhere in the tree (the same text
         where every action is an answer; after stepping, the same answer key)
         is merged into that node as a repeat and not evaluated. Returns the
-        children added; none when every sample was a repeat (the node may then
-        be expanded again with fresh samples, up to MAX_DRAWS).
+        draw: the children added (none when every sample was a repeat; the node
+        may then be expanded again with fresh samples, up to MAX_DRAWS) and the
+        node each sample counted for.
         """
         draw = node.draws
         node.draws += 1
@@ -253,6 +284,29 @@ class SearchContext:
         actions = [greedy_action] + await self._sampled(node, draw, 1)
         return await self._add_children(node, actions, draw, True, known)
 
+    def may_draw(self, node: Node) -> bool:
+        """A draw of samples at `node` is possible: it is a valid state short of the end
+        and the depth limit, and its draws have not kept repeating known nodes
+        (MAX_DRAWS empty draws in a row with dedup; one without)."""
+        if node.terminal or node.invalid_action or node.depth >= self.config.max_depth:
+            return False
+        if not node.expanded:
+            return not node.exhausted
+        return node.empty_draws < (MAX_DRAWS if self.config.dedup else 1)
+
+    def graded(self, node: Node) -> float:
+        """A node's graded reward in [0, 1] (what adaptive branching observes): 0 for
+        an invalid action; the normalised reward of a terminal state outside honest
+        mode, or of any state where rewards are partial credit (the share of visible
+        tests passed: facts.partial_credit_rewards, or reward_in_value); else the
+        node's value."""
+        if node.invalid_action:
+            return 0.0
+        if ((node.terminal and not self.honest) or self.config.reward_in_value
+                or self.description.facts.partial_credit_rewards):
+            return self.normalised(node.reward)
+        return min(1.0, max(0.0, node.value))
+
     def _ends_search_alone(self, result: Stepped) -> bool:
         """One result ends the search by itself: it passes the environment's checks and
         one passing answer is enough (agreement with stop_class_size 1; the value rule's
@@ -265,7 +319,7 @@ class SearchContext:
 
     async def _add_children(self, node: Node, actions: list[str], draw: int,
                             greedy: bool = False, known: dict[str, Stepped] | None = None
-                            ) -> list[Node]:
+                            ) -> Draw:
         """Steps `actions` at `node` as one batch (the first being the greedy attempt
         when `greedy`; results `known` by action are reused), then evaluates and,
         where due, reflects on the new children."""
@@ -283,7 +337,7 @@ class SearchContext:
                 and not self.config.lazy_reflection):
             await asyncio.gather(*(self.reflect(child) for child in children
                                    if not child.invalid_action))
-        return children
+        return Draw(node, children, sample_nodes)
 
     async def _sampled(self, node: Node, draw: int, taken: int) -> list[str]:
         """The sampled actions of `node`'s `draw`-th expansion: n of them (root_samples

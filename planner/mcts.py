@@ -1,11 +1,15 @@
 """Language Agent Tree Search (Zhou et al., 2024, Algorithm 1), domain-free.
 
 One iteration of the search:
-  1. Selection: from the root, follow the child with the highest UCT
+  1. Selection (planner.branching, by config.branching): with "uct" (the
+     paper's), from the root follow the child with the highest UCT
      (planner.tree) among children not yet exhausted, down to a node that has
      not been expanded (with progressive widening, alpha = config.widening,
      or to an expanded node that may draw new children: fewer than
-     ceil(N^alpha) draws so far).
+     ceil(N^alpha) draws so far); with "adaptive" (lats's), at every node
+     from the root a new draw there (wider) competes with going into a child
+     (deeper), by Thompson sampling on the graded rewards each choice has
+     produced, and every draw's samples are recorded as observations.
   2. Expansion: sample n actions for it from the act prompt (one model call
      with n samples; at the root, with greedy_first, CoT's greedy attempt and
      n - 1 samples, and with greedy_gate no samples at all when the greedy
@@ -53,12 +57,13 @@ early; the answer is then the best-valued terminal state.
 from __future__ import annotations
 
 import asyncio
+import random
 
-from planner.context import SearchContext
+from planner.branching import AdaptiveBranching, BetaPrior, UctDescent
+from planner.context import SearchContext, derived_seed
 from planner.model_client import BudgetExhausted
 from planner.search import SearchResult, Strategy
-from planner.tree import (Node, SelectionRule, backpropagate, progressive_widening,
-                          select_leaf, uct_rule)
+from planner.tree import Node, SelectionRule, backpropagate, progressive_widening, uct_rule
 
 SETTLED = "a class of answers that pass the environment's checks is big enough (stop_class_size)"
 SUCCEEDED = "a terminal state reached the success threshold"
@@ -66,26 +71,37 @@ EXHAUSTED = "every branch of the tree is exhausted"
 
 
 class Mcts(Strategy):
-    """The MCTS loop above; `select_rule` defaults to UCT with the config's w,
-    `parallel` (P) to the config's."""
+    """The MCTS loop above; `select_rule` (UCT branching only) defaults to UCT with
+    the config's w, `parallel` (P) to the config's."""
 
     def __init__(self, select_rule: SelectionRule | None = None, parallel: int | None = None):
         self.select_rule = select_rule
         self.parallel = parallel
 
     async def search(self, ctx: SearchContext) -> SearchResult:
-        rule = self.select_rule or uct_rule(ctx.config.exploration_weight)
-        return await _TreeSearch(ctx, rule, self.parallel or ctx.config.parallel).run()
+        return await _TreeSearch(ctx, self._policy(ctx),
+                                 self.parallel or ctx.config.parallel).run()
+
+    def _policy(self, ctx: SearchContext) -> UctDescent | AdaptiveBranching:
+        """Where the next expansion goes, by config.branching (planner.branching)."""
+        config = ctx.config
+        if config.branching == "adaptive":
+            rng = random.Random(derived_seed(config.seed, "branching", "root"))
+            return AdaptiveBranching(BetaPrior(config.wider_prior, config.prior_strength),
+                                     BetaPrior(config.deeper_prior, config.prior_strength),
+                                     rng, ctx.may_draw)
+        alpha = config.widening
+        return UctDescent(self.select_rule or uct_rule(config.exploration_weight),
+                          progressive_widening(alpha) if alpha else None)
 
 
 class _TreeSearch:
     """One MCTS search: P workers each running iterations over the one tree, with
     virtual loss on what an iteration in flight holds (P = 1: one at a time)."""
 
-    def __init__(self, ctx: SearchContext, rule: SelectionRule, parallel: int):
-        self.ctx, self.rule, self.parallel = ctx, rule, parallel
-        alpha = ctx.config.widening
-        self.widen = progressive_widening(alpha) if alpha else None
+    def __init__(self, ctx: SearchContext, policy: UctDescent | AdaptiveBranching,
+                 parallel: int):
+        self.ctx, self.policy, self.parallel = ctx, policy, parallel
         self.started = 0              # iterations started (k bounds it)
         self.in_flight = 0
         self.finished = asyncio.Condition()
@@ -122,7 +138,7 @@ class _TreeSearch:
     async def _worker(self) -> None:
         """Starts iterations from free leaves until the search stops."""
         while not self._stopped():
-            leaf = select_leaf(self.ctx.root, self.rule, self.widen)
+            leaf = self.policy.select(self.ctx.root)
             if leaf is None:
                 if self.in_flight == 0:
                     self.exhausted = True
@@ -156,8 +172,7 @@ class _TreeSearch:
             ctx.events.iteration(iteration)
             ctx.events.selected(leaf, iteration)
             await ctx.reflect_before_expanding(leaf)
-            children = await ctx.expand(leaf)
-            await self._wake()
+            children = await self._expand(leaf)
             if not children:
                 if ctx.answer_settled():            # the samples repeated passing answers
                     self._stop_all()
@@ -185,8 +200,7 @@ class _TreeSearch:
         held.append(node)
         while (config.simulate and not node.terminal and node.depth < config.max_depth
                and not self.solved):
-            children = await ctx.expand(node)
-            await self._wake()
+            children = await self._expand(node)
             if not children:
                 break
             node = ctx.best(children)
@@ -195,6 +209,13 @@ class _TreeSearch:
             if ctx.is_success(node) or ctx.answer_settled():
                 break
         return node
+
+    async def _expand(self, node: Node) -> list[Node]:
+        """One draw at `node`, recorded by the selection policy; its new children."""
+        draw = await self.ctx.expand_draw(node)
+        self.policy.record(self.ctx, draw)
+        await self._wake()
+        return draw.children
 
     def _rollout_reward(self, leaf: Node) -> float:
         """r: a terminal state's normalised reward (its value in honest mode); 0 where

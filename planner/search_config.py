@@ -13,6 +13,7 @@ DEFAULT_N_SAMPLES = 5
 DEFAULT_ITERATIONS = 30
 DEFAULT_MAX_DEPTH = 7
 ANSWER_RULES = ("value", "agreement")
+BRANCHINGS = ("uct", "adaptive")
 
 
 @dataclass(frozen=True)
@@ -47,3 +48,7 @@ class LatsConfig:
     widening: float = 0.0                   # alpha: progressive widening (0 = off)
     greedy_gate: bool = False               # the greedy attempt stepped alone first; no samples
                                             # are drawn when it ends the search
+    branching: str = "uct"                  # "uct" (the paper, with widening) | "adaptive"
+    wider_prior: float = 0.5                # adaptive: Beta mean of a new sample's graded reward
+    deeper_prior: float = 0.5               # adaptive: ... of a refinement (0 = never: best-of-n)
+    prior_strength: float = 1.0             # adaptive: pseudo-observations in each prior

@@ -29,6 +29,24 @@ from planner.environment import EnvState
 NOT_EVALUATED = -1.0
 
 
+@dataclass(slots=True)
+class Tally:
+    """Graded rewards in [0, 1] observed for one choice: the Beta posterior's counts
+    (a reward r adds r successes and 1 - r failures; planner.branching)."""
+
+    successes: float = 0.0
+    failures: float = 0.0
+
+    def add(self, reward: float) -> None:
+        reward = min(1.0, max(0.0, reward))
+        self.successes += reward
+        self.failures += 1.0 - reward
+
+    @property
+    def count(self) -> float:
+        return self.successes + self.failures
+
+
 @dataclass(eq=False)
 class Node:
     """One state of the environment, reached by `action` from `parent`."""
@@ -57,6 +75,9 @@ class Node:
     repeats: int = 0             # later samples merged into this node (dedup)
     draws: int = 0               # expansions of this node that sampled actions
     empty_draws: int = 0         # of them, in a row, ones whose every sample was a repeat
+    wider: Tally = field(default_factory=Tally)     # graded rewards of draws at this node
+    deeper: Tally = field(default_factory=Tally)    # ... of draws below its children
+    subtree: Tally = field(default_factory=Tally)   # ... of this node and draws below it
 
     @property
     def votes(self) -> int:

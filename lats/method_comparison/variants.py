@@ -49,6 +49,10 @@ OPTION_FIELDS = {
     "lazy": ("lazy_reflection", _flag),
     "widen": ("widening", float),
     "gate": ("greedy_gate", _flag),
+    "branch": ("branching", str),
+    "wider": ("wider_prior", float),
+    "deeper": ("deeper_prior", float),
+    "prior_weight": ("prior_strength", float),
 }
 
 

@@ -36,10 +36,11 @@ from planner.search_config import LatsConfig
 _NO_VALUE = {"n_samples": 1, "complete_answer_actions": False}
 # The paper's algorithm (Zhou et al., 2024), as its code runs it.
 _PAPER = {"greedy_first": False, "answer_rule": "value", "dedup": False, "stop_class_size": 1,
-          "agreement_weight": 0.0, "lazy_reflection": False, "greedy_gate": False}
+          "agreement_weight": 0.0, "lazy_reflection": False, "greedy_gate": False,
+          "branching": "uct"}
 # What this platform adds to it (README, "How lats differs from the paper").
 _PLATFORM = {"greedy_first": True, "greedy_gate": True, "answer_rule": "agreement",
-             "dedup": True, "lazy_reflection": True}
+             "dedup": True, "lazy_reflection": True, "branching": "adaptive"}
 
 
 @dataclass(frozen=True)

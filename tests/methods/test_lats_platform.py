@@ -139,7 +139,7 @@ def test_when_nothing_passes_the_answer_is_the_greedy_attempt():
 def test_answer_key_repeats_are_merged_not_scored_again():
     env = ProgramEnv()
     model = model_of("half", ["half_again", "half", "wrong"], later=["fixed"])
-    search, outcome, _ = run(env, model, value_weight=0.5)
+    search, outcome, _ = run(env, model, value_weight=0.5, branching="uct")
     root = search.root
     # "half" twice (the greedy one and a sample) is one child; "half_again" gives the
     # same answer key (C), so it is a repeat of it
@@ -238,7 +238,7 @@ def test_progressive_widening_draws_the_root_again_as_it_is_visited():
             return ["a lesson"]
 
         search, outcome, _ = run(ProgramEnv(), CallModel(answer), widening=widening,
-                                 iterations=3)
+                                 iterations=3, branching="uct")
         return search, outcome, root_draws
 
     search, outcome, draws = model(0.5)
