@@ -159,7 +159,7 @@ class CodeRunnerDomain(Domain):
             self._behaviour_key(problem, program))
         passed = result.passed if result.status == STATUS_OK else 0
         text = observation(result, tests, self.config.step_limits.wall_seconds,
-                           _syntax_error(result, program))
+                           _syntax_error(result, program), program)
         reward = passed / len(tests)
         terminated = passed == len(tests)
         info: dict[str, Any] = {"status": result.status, "passed": passed, "total": len(tests)}

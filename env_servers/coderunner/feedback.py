@@ -4,16 +4,21 @@
     assert add(2, 3) == 5
 
     Tests failed:
-    assert add(5, 7) == 12 # output: 35
+    assert add(5, 7) == 12 # output: 35, expected: 12
+    assert first([]) == 0 # raised IndexError: list index out of range, at line 2: return xs[0]
 
 preceded by one paragraph when the program itself did not run cleanly (does
 not compile, raised while loading, timed out, ran out of memory, crashed).
+A failed test says what a refinement needs: the exact call (the test),
+the expected value (the right side of an `==` assert), and the actual value
+or the error's type and message with the program's line it was raised in.
 Everything here is deterministic for a deterministic program: no timings, no
 file paths, so recorded model exchanges replay on any machine and backend.
 """
 
 from __future__ import annotations
 
+import ast
 import re
 import warnings
 
@@ -32,8 +37,9 @@ _PATH = re.compile(r"""(?:[A-Za-z]:)?(?:/[^\s"':,)]+)+/""")
 
 
 def observation(result: RunResult, tests: tuple[str, ...], wall_limit: float,
-                syntax_error: str = "") -> str:
-    """The feedback for a run of `tests`; `syntax_error` is the compiler's message, if any."""
+                syntax_error: str = "", program: str = "") -> str:
+    """The feedback for a run of `tests` on `program`; `syntax_error` is the compiler's
+    message, if any."""
     outcomes = {outcome.test: outcome for outcome in result.tests}
     passed, failed = [], []
     for test in tests:
@@ -41,7 +47,7 @@ def observation(result: RunResult, tests: tuple[str, ...], wall_limit: float,
         if outcome is not None and outcome.passed and result.status == STATUS_OK:
             passed.append(test)
         else:
-            failed.append(f"{test} # output: {_detail(outcome, result)}")
+            failed.append(f"{test} # {_failure(test, outcome, result, program)}")
     text = "Tested passed:\n" + "".join(f"{t}\n" for t in passed)
     text += "\nTests failed:\n" + "".join(f"{t}\n" for t in failed)
     problem = program_problem(result, wall_limit, syntax_error)
@@ -88,10 +94,52 @@ def error_line(stderr: str) -> str:
     return _clip(_PATH.sub("", line))
 
 
+_OUTPUT = re.compile(r"^#\s*output:\s*")
+_LINE = re.compile(r"\s*\[line (\d+)\]$")
+MAX_EXPECTED_CHARS = 120
+
+
+def _failure(test: str, outcome, result: RunResult, program: str) -> str:
+    """What went wrong in one failed test: `output: X, expected: Y`, or `raised E: m,
+    at line N: code` (what the judge reported, with the program's line)."""
+    detail = outcome.detail.strip() if outcome is not None and outcome.detail else ""
+    if detail and not _OUTPUT.match(detail) and result.status == STATUS_OK:
+        line = _LINE.search(detail)
+        error = _clip(_PATH.sub("", " ".join(detail[:line.start() if line else None].split())))
+        return f"raised {error}" + (_where(program, int(line.group(1))) if line else "")
+    expected = expected_value(test)
+    actual = _detail(outcome, result)
+    return f"output: {actual}" + (f", expected: {expected}" if expected and detail else "")
+
+
+def expected_value(test: str) -> str:
+    """The right side of a lone `assert call == value` ("" for any other test)."""
+    try:
+        tree = ast.parse(test)
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return ""
+    if len(tree.body) != 1 or not isinstance(tree.body[0], ast.Assert):
+        return ""
+    compare = tree.body[0].test
+    if not (isinstance(compare, ast.Compare) and len(compare.ops) == 1
+            and isinstance(compare.ops[0], ast.Eq)):
+        return ""
+    text = ast.unparse(compare.comparators[0])
+    return text if len(text) <= MAX_EXPECTED_CHARS else ""
+
+
+def _where(program: str, line: int) -> str:
+    """', at line N: code' for the program's line N ('' when it has none)."""
+    lines = program.splitlines()
+    if not 1 <= line <= len(lines) or not lines[line - 1].strip():
+        return f", at line {line}"
+    return f", at line {line}: {_clip(lines[line - 1].strip())}"
+
+
 def _detail(outcome, result: RunResult) -> str:
     if outcome is not None and outcome.detail:
-        detail = outcome.detail.strip()
-        detail = re.sub(r"^#\s*output:\s*", "", detail)
+        detail = _LINE.sub("", outcome.detail.strip())
+        detail = _OUTPUT.sub("", detail)
         return _clip(_PATH.sub("", " ".join(detail.split())))
     if result.status == STATUS_OK:
         return "failed"

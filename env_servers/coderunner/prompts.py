@@ -61,8 +61,8 @@ def add(a: int, b: int) -> int:
 Tested passed:
 
 Tests failed:
-assert add(1, 2) == 3 # output: -1
-assert add(-1, 5) == 4 # output: -6
+assert add(1, 2) == 3 # output: -1, expected: 3
+assert add(-1, 5) == 4 # output: -6, expected: 4
 
 [self-reflection on attempt 1]:
 The implementation failed the test cases where the input integers are 1 and 2, and -1 and 5. \
@@ -127,7 +127,7 @@ def add(a: int, b: int) -> int:
 Tested passed:
 
 Tests failed:
-assert add(1, 2) == 3 # output: -1
+assert add(1, 2) == 3 # output: -1, expected: 3
 
 [evaluation of the latest attempt]:
 The code subtracts b from a instead of adding them, which contradicts the docstring, \

@@ -51,9 +51,9 @@ def test_the_server_plays_a_program_through_grpc(coderunner_process):
             snapshot=reset.snapshot, actions=["```python\ndef add(x, y):\n    return x * y\n```"]),
             timeout=30).results
         assert step.observation == ("Tested passed:\nassert add(2, 2) == 4\n\n"
-                                    "Tests failed:\nassert add(2, 3) == 5 # output: 6\n"
-                                    "assert add(5, 7) == 12 # output: 35\n"
-                                    "assert add(1, 2) == 3 # output: 2")  # the task's examples first
+                                    "Tests failed:\nassert add(2, 3) == 5 # output: 6, expected: 5\n"
+                                    "assert add(5, 7) == 12 # output: 35, expected: 12\n"
+                                    "assert add(1, 2) == 3 # output: 2, expected: 3")  # the task's examples first
         assert step.reward == 0.25 and not step.terminated
         score = stub.Score(environment_pb2.ScoreRequest(snapshot=step.snapshot), timeout=30)
         assert not score.success and "bwrap" in score.details

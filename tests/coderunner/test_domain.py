@@ -114,10 +114,10 @@ async def test_step_reports_per_test_results_with_the_actual_output(domain):
         "assert add(0, 0) == 0\n"
         "\n"
         "Tests failed:\n"
-        "assert add(2, 3) == 5 # output: 6\n"
-        "assert add(5, 7) == 12 # output: 35\n"
-        "assert add(1, 2) == 3 # output: 2\n"
-        "assert add(-4, 4) == 0 # output: -16"
+        "assert add(2, 3) == 5 # output: 6, expected: 5\n"
+        "assert add(5, 7) == 12 # output: 35, expected: 12\n"
+        "assert add(1, 2) == 3 # output: 2, expected: 3\n"
+        "assert add(-4, 4) == 0 # output: -16, expected: 0"
     )
     assert step.reward == pytest.approx(1 / 5) and not step.terminated
     assert step.info == {"status": "ok", "passed": 1, "total": 5}
@@ -150,8 +150,9 @@ async def test_compiler_errors_are_reported(domain):
 async def test_runtime_errors_are_reported_per_test(domain):
     state = reset(domain, internal_tests=MODEL_TESTS).state
     step = await domain.step(state, "def add(x, y):\n    return x / y\n")
-    assert "assert add(0, 0) == 0 # output: ZeroDivisionError: division by zero" in step.observation
-    assert "assert add(-4, 4) == 0 # output: -1.0" in step.observation
+    assert ("assert add(0, 0) == 0 # raised ZeroDivisionError: division by zero, "
+            "at line 2: return x / y") in step.observation, "the error and where it was raised"
+    assert "assert add(-4, 4) == 0 # output: -1.0, expected: 0" in step.observation
     assert step.reward == 0.0
 
 

@@ -110,7 +110,8 @@ def test_the_search_solves_the_task_and_the_hidden_tests_verify_it(events):
 
 
 FIRST_FEEDBACK = ("Tested passed:\nassert count_distinct_characters('Jerry') == 4\n\n"
-                  "Tests failed:\nassert count_distinct_characters('xyzXYZ') == 3 # output: 6")
+                  "Tests failed:\nassert count_distinct_characters('xyzXYZ') == 3 # output: 6, "
+                  "expected: 3")
 
 
 def test_the_internal_tests_fell_back_to_the_docstring_and_the_task_says_so(events):

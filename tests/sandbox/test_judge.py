@@ -83,7 +83,7 @@ async def test_exceptions_come_back_with_their_type_and_message(sandbox):
     ]
     results = await verdicts(sandbox, program, tests)
     assert [passed for passed, _ in results] == [True, True, False]
-    assert results[2][1] == "ValueError: bad value"
+    assert results[2][1] == "ValueError: bad value [line 5]", "with the line it was raised at"
 
 
 @in_the_sandbox

@@ -3,7 +3,7 @@
 import ast
 
 from env_servers.sandbox.worker.run_errors import CandidateGone, RunTimeUp, Unjudgeable
-from env_servers.sandbox.worker.texts import describe, safe_repr
+from env_servers.sandbox.worker.texts import describe, safe_repr, where_raised
 
 ACTUAL = "__sandbox_actual__"
 HOLDS = "__sandbox_holds__"
@@ -37,7 +37,8 @@ def run_test(source, program_namespace):
 
     A single `assert` reports the value of its left operand (or of its whole
     expression) when it fails, as "# output: <repr>"; any other block passes
-    if it runs without raising.
+    if it runs without raising. An error is reported as "Type: message [line N]",
+    N being the program's line it was raised in (when it was).
     """
     namespace = dict(program_namespace)
     try:
@@ -56,7 +57,7 @@ def run_test(source, program_namespace):
     except Unjudgeable as error:
         return False, str(error), False
     except BaseException as error:
-        return False, describe(error), False
+        return False, describe(error) + where_raised(error), False
 
 
 def with_setup(namespace, setup):

@@ -12,7 +12,7 @@ import sys
 from env_servers.sandbox.plain_data import NotPlainData
 from env_servers.sandbox.worker.candidate import MAX_NAMES
 from env_servers.sandbox.worker.run_errors import Unjudgeable
-from env_servers.sandbox.worker.texts import DETAIL_CHARS, printable
+from env_servers.sandbox.worker.texts import DETAIL_CHARS, PROGRAM_LINE, printable
 
 
 class Caller:
@@ -36,8 +36,9 @@ class Caller:
         kind = reply[0]
         if kind == "ok" and len(reply) == 2:
             return reply[1]
-        if kind == "raised" and len(reply) == 4:
-            raise rebuilt_exception(reply[1], reply[2], reply[3])
+        if kind == "raised" and len(reply) in (4, 5):
+            raise with_program_line(rebuilt_exception(reply[1], reply[2], reply[3]),
+                                    reply[4] if len(reply) == 5 else 0)
         if kind == "opaque" and len(reply) == 3 and reply[2] in (True, False, None):
             return Opaque(
                 "%s() returned %s; only plain data (None, bool, int, float, complex, str, bytes, list, "
@@ -48,6 +49,16 @@ class Caller:
 
 
 _EXCEPTION_CLASSES = {}
+
+
+def with_program_line(error, line):
+    """`error`, marked with the program's line it was raised at (PROGRAM_LINE), if any."""
+    if type(line) is int and line > 0:
+        try:
+            setattr(error, PROGRAM_LINE, line)
+        except BaseException:  # an exception type without a __dict__
+            pass
+    return error
 
 
 def rebuilt_exception(name, message, bases):

@@ -31,7 +31,7 @@ from env_servers.sandbox.worker.run_process import (
     start_run_state,
 )
 from env_servers.sandbox.worker.state import STATE
-from env_servers.sandbox.worker.texts import describe, program_traceback
+from env_servers.sandbox.worker.texts import describe, program_line, program_traceback
 
 MAX_NAMES = 10000
 
@@ -78,7 +78,7 @@ def exception_reply(error):
             bases.append(str(cls.__name__)[:100])
         except BaseException:
             bases.append("BaseException")
-    return ["raised", bases[0], describe(error), bases]
+    return ["raised", bases[0], describe(error), bases, program_line(error)]
 
 
 def serve_call(namespace, message):

@@ -33,6 +33,28 @@ def describe(error):
     return printable(text if len(text) <= DETAIL_CHARS else text[:DETAIL_CHARS] + "...")
 
 
+PROGRAM_LINE = "__sandbox_program_line__"
+
+
+def program_line(error):
+    """The program's line (its deepest frame) `error` was raised at, else 0; for an error
+    the judge rebuilt from the candidate's reply, the line the candidate saw."""
+    try:
+        frames = [f for f in traceback.extract_tb(error.__traceback__) if f.filename == "<program>"]
+        if frames and frames[-1].lineno:
+            return int(frames[-1].lineno)
+        line = vars(error).get(PROGRAM_LINE, 0)
+        return line if type(line) is int else 0
+    except BaseException:  # a hostile exception or traceback
+        return 0
+
+
+def where_raised(error):
+    """' [line N]' for `program_line`, '' when there is none."""
+    line = program_line(error)
+    return " [line %d]" % line if line else ""
+
+
 def program_traceback(error):
     """The traceback of an error the program (or the task's setup) raised, its own frames only."""
     frames = [f for f in traceback.extract_tb(error.__traceback__) if f.filename in ("<program>", "<setup>")]
