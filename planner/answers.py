@@ -45,12 +45,15 @@ class AnswerBook:
         self.reason = ""
 
     # -------------------------------------------------------------- repeats
-    def repeat_of_text(self, action: str) -> Node | None:
-        """The node whose action is this text, where every action is an answer (its
-        result does not depend on the attempts before it)."""
+    def repeat_of_text(self, action: str, parent: Node) -> Node | None:
+        """The node whose action is this text: anywhere in the tree where every action
+        is an answer (its result does not depend on the attempts before it), else
+        among `parent`'s children (the same action from the same state)."""
+        key = action_key(action)
         if not self._ctx.complete_answer_actions:
-            return None
-        return self._by_text.get(action_key(action))
+            return next((child for child in parent.children if not child.invalid_action
+                         and action_key(child.action) == key), None)
+        return self._by_text.get(key)
 
     def repeat_of_key(self, node: Node) -> Node | None:
         """A kept node whose result gave the same answer key as `node`."""

@@ -199,6 +199,7 @@ class SearchContext:
             child.invalid_action = stepped.invalid_action
             child.state = stepped.state
             child.answer_key = "" if stepped.invalid_action else stepped.answer_key
+            child.state_key = "" if stepped.invalid_action else stepped.state_key
 
     async def evaluate(self, child: Node, lm: bool = True) -> None:
         """Sets the child's value (and LM score) and counts it as its first visit: an
@@ -286,13 +287,15 @@ class SearchContext:
 
     def may_draw(self, node: Node) -> bool:
         """A draw of samples at `node` is possible: it is a valid state short of the end
-        and the depth limit, and its draws have not kept repeating known nodes
-        (MAX_DRAWS empty draws in a row with dedup; one without)."""
+        and the depth limit, and its last draw added something new (a node with
+        children whose latest draw repeated known nodes only has shown what the model
+        proposes there; a childless one is drawn at again up to MAX_DRAWS times)."""
         if node.terminal or node.invalid_action or node.depth >= self.config.max_depth:
             return False
         if not node.expanded:
             return not node.exhausted
-        return node.empty_draws < (MAX_DRAWS if self.config.dedup else 1)
+        return node.empty_draws == 0 or (self.config.dedup and not node.children
+                                         and node.empty_draws < MAX_DRAWS)
 
     def graded(self, node: Node) -> float:
         """A node's graded reward in [0, 1] (what adaptive branching observes): 0 for
@@ -329,6 +332,7 @@ class SearchContext:
         unsent = [c for c in children if c.invalid_action]    # never sent: not states
         await self.step_children(node, [c for c in children if not c.invalid_action], known)
         children, sample_nodes = self._merge_answer_repeats(children, sample_nodes)
+        children, sample_nodes = self._merge_state_repeats(node, children, sample_nodes)
         self._attach(node, children, sample_nodes, draw)
         solved = any(self.is_success(child) for child in children)
         await asyncio.gather(*(self.evaluate(child, lm=not solved) for child in children))
@@ -399,7 +403,7 @@ class SearchContext:
                 by_key[key].sample_count += 1
                 sample_nodes.append(by_key[key])
                 continue
-            known = self.answers.repeat_of_text(action) if self.config.dedup and key else None
+            known = self.answers.repeat_of_text(action, node) if self.config.dedup and key else None
             if known is not None:
                 self.answers.merge(known, 1)
                 self.events.node_evaluated(known)
@@ -451,6 +455,37 @@ class SearchContext:
             sample_nodes = [into.get(id(n), n) if n is not None else None for n in sample_nodes]
             for index, child in enumerate(kept):
                 child.id = f"{child.parent.id}.{len(child.parent.children) + index}"
+        return kept, sample_nodes
+
+    def _merge_state_repeats(self, node: Node, children: list[Node],
+                             sample_nodes: list[Node]) -> tuple[list[Node], list[Node]]:
+        """With dedup, new children of `node` whose state key a sibling already has
+        (an earlier child of `node`, or an earlier one of this draw) lead to that
+        sibling's state: each is folded into it, its samples counted for it."""
+        if not self.config.dedup:
+            return children, sample_nodes
+        known = {c.state_key: c for c in node.children if c.state_key and not c.invalid_action}
+        kept: list[Node] = []
+        into: dict[int, Node] = {}
+        for child in children:
+            sibling = known.get(child.state_key) if child.state_key else None
+            if sibling is None or child.invalid_action:
+                if child.state_key and not child.invalid_action:
+                    known[child.state_key] = child
+                kept.append(child)
+                continue
+            into[id(child)] = sibling
+            if sibling in kept:                       # new in this draw: not yet valued
+                sibling.sample_count += child.sample_count
+                sibling.sc_score += child.sc_score
+            else:
+                self.answers.merge(sibling, child.sample_count)
+                self.events.node_evaluated(sibling)
+        if not into:
+            return children, sample_nodes
+        sample_nodes = [into.get(id(n), n) for n in sample_nodes]
+        for index, child in enumerate(kept):
+            child.id = f"{node.id}.{len(node.children) + index}"
         return kept, sample_nodes
 
     async def propose(self, node: Node, reflections, key: str,

@@ -72,7 +72,8 @@ class Stepped:
     """One action's result (a Step result) and the state it leads to.
 
     `answer_key` is the environment's identity of the answer the step gives
-    (equal keys, same answer; "" for none)."""
+    (equal keys, same answer; "" for none); `state_key` its identity of the
+    state the step leads to (equal keys from one state, same state)."""
 
     observation: str
     reward: float
@@ -81,6 +82,7 @@ class Stepped:
     invalid_action: bool
     state: EnvState
     answer_key: str = ""
+    state_key: str = ""
 
     @classmethod
     def refused(cls, state: EnvState, why: str) -> Stepped:

@@ -1,8 +1,10 @@
 """Renders a prompt pack's templates into chat messages.
 
 The planner knows no domain: every word it sends to the model comes from the
-environment's PromptPack (environment.proto documents the placeholders). This
-module fills the placeholders from the search state and nothing else.
+environment's PromptPack (environment.proto documents the placeholders and
+the chat turns). This module fills the placeholders from the search state and
+nothing else: a prompt is the system message, the pack's few-shot turns, the
+rendered template, and (with observation_turn) the trajectory as turns.
 """
 
 from __future__ import annotations
@@ -21,6 +23,8 @@ Messages = tuple[tuple[str, str], ...]
 KNOWN_PLACEHOLDERS = frozenset(
     {"instructions", "examples", "task", "trajectory", "reflections", "step", "outcome"}
 )
+OBSERVATION_TURN_PLACEHOLDERS = frozenset({"step", "next", "observation"})
+TURN_ROLES = frozenset({"user", "assistant"})
 
 
 class PromptPackError(ValueError):
@@ -43,13 +47,23 @@ class PromptRenderer:
     task: str
 
     def validate(self) -> None:
-        """Raises PromptPackError if a template uses an unknown placeholder."""
+        """Raises PromptPackError if a template uses an unknown placeholder or a
+        few-shot turn has a role other than user and assistant."""
         allowed = KNOWN_PLACEHOLDERS | set(self.pack.variables)
         for field in ("act_template", "value_template", "reflect_template",
                       "step_template", "reflection_template", "setup_template"):
             unknown = placeholders(getattr(self.pack, field)) - allowed - {"action", "observation", "index", "reflection"}
             if unknown:
                 raise PromptPackError(f"{field} uses unknown placeholders {sorted(unknown)}")
+        unknown = placeholders(self.pack.observation_turn) - OBSERVATION_TURN_PLACEHOLDERS
+        if unknown:
+            raise PromptPackError(f"observation_turn uses unknown placeholders {sorted(unknown)}; "
+                                  f"it may use {sorted(OBSERVATION_TURN_PLACEHOLDERS)}")
+        for field in ("act_turns", "value_turns", "reflect_turns"):
+            roles = {turn.role for turn in getattr(self.pack, field)}
+            if roles - TURN_ROLES:
+                raise PromptPackError(f"{field} has turns of role {sorted(roles - TURN_ROLES)}; "
+                                      f"use {' or '.join(sorted(TURN_ROLES))}")
         if not self.pack.act_template:
             raise PromptPackError("the prompt pack has no act_template")
 
@@ -71,7 +85,10 @@ class PromptRenderer:
         )
         return self.pack.reflections_header + body
 
-    def _messages(self, template: str, **values: str) -> Messages:
+    def _messages(self, template: str, turns=(), after: Messages = (), **values: str
+                  ) -> Messages:
+        """system (the instructions), the few-shot `turns`, the rendered template as
+        a user message, then `after` (the trajectory's turns)."""
         variables = {
             "instructions": self.pack.instructions,
             "task": self.task,
@@ -82,14 +99,28 @@ class PromptRenderer:
             **dict(self.pack.variables),
             **values,
         }
-        user = template.format(**variables)
-        if self.pack.instructions:
-            return (("system", self.pack.instructions), ("user", user))
-        return (("user", user),)
+        system = (("system", self.pack.instructions),) if self.pack.instructions else ()
+        examples = tuple((turn.role, turn.content) for turn in turns)
+        return (*system, *examples, ("user", template.format(**variables)), *after)
+
+    def trajectory_turns(self, node: Node) -> Messages:
+        """The steps so far as chat turns: each action as the assistant's message, its
+        observation as the user's (observation_turn)."""
+        turns: list[tuple[str, str]] = []
+        for i, step in enumerate(node.trajectory(), start=1):
+            turns.append(("assistant", step.action))
+            turns.append(("user", self.pack.observation_turn.format(
+                step=i, next=i + 1, observation=step.observation)))
+        return tuple(turns)
 
     def act(self, node: Node, reflections: Sequence[str]) -> Messages:
+        if self.pack.observation_turn:
+            return self._messages(
+                self.pack.act_template, self.pack.act_turns, self.trajectory_turns(node),
+                examples=self.pack.examples, reflections=self.reflections(reflections),
+                step="1")
         return self._messages(
-            self.pack.act_template,
+            self.pack.act_template, self.pack.act_turns,
             examples=self.pack.examples,
             trajectory=self.trajectory(node),
             reflections=self.reflections(reflections),
@@ -98,7 +129,7 @@ class PromptRenderer:
 
     def value(self, node: Node, reflections: Sequence[str]) -> Messages:
         return self._messages(
-            self.pack.value_template,
+            self.pack.value_template, self.pack.value_turns,
             examples=self.pack.value_examples,
             trajectory=self.trajectory(node),
             reflections=self.reflections(reflections),
@@ -107,7 +138,7 @@ class PromptRenderer:
 
     def reflect(self, node: Node) -> Messages:
         return self._messages(
-            self.pack.reflect_template,
+            self.pack.reflect_template, self.pack.reflect_turns,
             examples=self.pack.examples,
             trajectory=self.trajectory(node),
             outcome=node.observation,

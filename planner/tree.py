@@ -71,6 +71,7 @@ class Node:
     reflection: str = ""         # this node's own reflection, shown in its branch
     virtual_loss: int = 0        # selections in flight through this node (parallel MCTS)
     answer_key: str = ""         # the environment's identity of this result's answer
+    state_key: str = ""          # ... of the state it leads to (siblings with one key merge)
     agreement: float = 0.0       # share of its expansion's samples giving the same answer
     repeats: int = 0             # later samples merged into this node (dedup)
     draws: int = 0               # expansions of this node that sampled actions

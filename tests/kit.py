@@ -20,9 +20,12 @@ REPLAY_ONLY = ["test_a_replay_names_the_reset_and_every_action_since",
                "test_a_replay_with_an_empty_action_is_invalid_argument",
                "test_a_replay_of_an_unknown_task_is_not_found"]
 # The check that only servers stating no answer keys run (all of ours state them).
-STATES_ANSWER_KEYS = "test_keys_only_from_servers_that_state_them"
+STATES_ANSWER_KEYS = "test_keys_only_from_servers_that_state_them[answer_key]"
 # The check that only servers stating answer keys run.
-STATES_NO_ANSWER_KEYS = "test_keys_are_the_same_for_the_same_state_and_action"
+STATES_NO_ANSWER_KEYS = "test_keys_are_the_same_for_the_same_state_and_action[answer_key]"
+# The same two checks of state keys (the multi-step domains state them).
+STATES_STATE_KEYS = "test_keys_only_from_servers_that_state_them[state_key]"
+STATES_NO_STATE_KEYS = "test_keys_are_the_same_for_the_same_state_and_action[state_key]"
 # The kit's NaN/Infinity checks, which only servers that take inline tasks run.
 WITHOUT_INLINE_TASKS_ONLY = [f"test_non_finite_inline_task_is_invalid_argument[{case}]"
                              for case in ("infinity", "in-a-list", "in-a-struct", "nan")]

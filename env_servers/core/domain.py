@@ -91,6 +91,13 @@ class StepOutcome:
     StepResult.answer_key): equal keys mean the same answer; "" when the
     step gives none. It must not depend on hidden ground truth, and a domain
     that sets keys states `facts.answer_keys` in its description.
+
+    `state_key` names the state the step leads to by what matters for the
+    rest of the episode (StepResult.state_key): equal keys from one state
+    mean the same state (a step's free-text thought is no part of it); ""
+    for none. The servicer sends a digest of the domain's name, version and
+    this key, so keys are equal on every replica of one version and never
+    equal across versions. A domain that sets them states `facts.state_keys`.
     """
 
     state: State
@@ -100,6 +107,7 @@ class StepOutcome:
     invalid_action: bool = False
     info: Mapping[str, Any] = field(default_factory=dict)
     answer_key: str = ""
+    state_key: str = ""
 
 
 @dataclass(frozen=True)

@@ -89,7 +89,7 @@ class Game24Domain(Domain):
             reward_mode="none",
             max_steps=8,
             max_action_bytes=4096,
-            facts=environment_pb2.EnvironmentFacts(answer_keys=True),
+            facts=environment_pb2.EnvironmentFacts(answer_keys=True, state_keys=True),
         )
 
     def list_tasks(self, split: str) -> list[str]:
@@ -142,6 +142,7 @@ class Game24Domain(Domain):
             terminated=verdict.terminated,
             info=info,
             answer_key=_answer_key(verdict.answer),
+            state_key=_state_key(new_state),
         )
 
     def observation_of(self, state: State) -> str:
@@ -202,6 +203,13 @@ def _inline_numbers(task: Mapping[str, Any]) -> tuple[int, ...]:
             f"{MAX_INLINE_VALUE}, e.g. [4, 4, 6, 8]"
         )
     return tuple(int(v) for v in values)
+
+
+def _state_key(state: State) -> str:
+    """What the rest of the game depends on: the numbers left (in any order; which
+    two were combined to get there does not matter) and how it ended."""
+    return answer_key("game24", sorted(state["left"], key=lambda n: parse_number(n)),
+                      state["done"], state["solved"])
 
 
 def _answer_key(expression: str | None) -> str:

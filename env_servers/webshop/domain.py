@@ -112,7 +112,7 @@ class WebShopDomain(Domain):
             reward_mode="oracle",
             max_steps=MAX_STEPS,
             max_action_bytes=4096,
-            facts=environment_pb2.EnvironmentFacts(answer_keys=True),
+            facts=environment_pb2.EnvironmentFacts(answer_keys=True, state_keys=True),
         )
 
     def list_tasks(self, split: str) -> list[str]:
@@ -140,9 +140,11 @@ class WebShopDomain(Domain):
         purchase = result.state.get("purchase") if result.done else None
         key = (answer_key("webshop", purchase["asin"], sorted(purchase["options"].items()))
                if purchase else "")
+        state_key = ("" if result.invalid else
+                     answer_key("webshop", result.state["view"], result.done, purchase))
         return StepOutcome(result.state, result.observation, reward=result.reward,
                            terminated=result.done, invalid_action=result.invalid,
-                           info=result.info, answer_key=key)
+                           info=result.info, answer_key=key, state_key=state_key)
 
     def observation_of(self, state: State) -> str:
         self._checked(self.shop.check, state)

@@ -101,7 +101,7 @@ class _HotpotDomain(Domain):
             action_grammar=grammar, reward_range=REWARD_RANGE, prompt_pack=pack,
             splits=self.questions.splits, reward_mode=self.settings.reward_mode,
             max_steps=max_steps, max_action_bytes=max_action_bytes,
-            facts=environment_pb2.EnvironmentFacts(answer_keys=True))
+            facts=environment_pb2.EnvironmentFacts(answer_keys=True, state_keys=True))
 
     def list_tasks(self, split: str) -> list[str]:
         return self.questions.ids(split)
@@ -142,8 +142,10 @@ class _HotpotDomain(Domain):
         else:
             reward, observation = 0.0, "Episode finished."
         new_state = dict(state, answer=answer, observation=observation)
+        normalised = normalize_answer(answer)
         return StepOutcome(new_state, observation, reward=reward, terminated=True, info=info,
-                           answer_key=answer_key("hotpotqa", normalize_answer(answer)))
+                           answer_key=answer_key("hotpotqa", normalised),
+                           state_key=answer_key("finished", normalised))
 
     def score(self, state: State) -> ScoreResult:
         gold, answer = self._gold(state), state.get("answer")
@@ -186,7 +188,15 @@ class HotpotQADomain(_HotpotDomain):
             return self._finish(state, result.answer, result.info)
         new_state = dict(state, page=result.page, lookup=result.lookup,
                          observation=result.observation)
-        return StepOutcome(new_state, result.observation, info=result.info)
+        return StepOutcome(new_state, result.observation, info=result.info,
+                           state_key=state_key(new_state))
+
+
+def state_key(state: State) -> str:
+    """What the rest of a ReAct episode depends on: the open page, the lookup cursor
+    and what the agent was shown (a failed Search's suggestions differ by query);
+    not the step's thought."""
+    return answer_key("page", state["page"], state["lookup"], state["observation"])
 
 
 class HotpotQACoTDomain(_HotpotDomain):

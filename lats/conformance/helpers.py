@@ -92,12 +92,13 @@ class Outcome(NamedTuple):
     steps: int
     error: str = ""
     answer_key: str = ""
+    state_key: str = ""
 
     @classmethod
     def of(cls, result: environment_pb2.StepResult) -> Outcome:
         return cls(result.observation, result.reward, result.terminated,
                    result.truncated, result.invalid_action, result.steps,
-                   answer_key=result.answer_key)
+                   answer_key=result.answer_key, state_key=result.state_key)
 
     @classmethod
     def failed(cls, error: grpc.RpcError) -> Outcome:

@@ -27,7 +27,8 @@ from grpc_health.v1 import health_pb2, health_pb2_grpc
 from lats.processes import (ServiceProcess, _LISTENING, _die_with_parent, running_services,
                            wait_healthy)
 from lats_pb import environment_pb2, environment_pb2_grpc
-from tests.kit import REPLAY_ONLY, REPLICA_KEY, STATES_ANSWER_KEYS, run_kit, skipped
+from tests.kit import (REPLAY_ONLY, REPLICA_KEY, STATES_ANSWER_KEYS, STATES_NO_STATE_KEYS,
+                       run_kit, skipped)
 
 ROOT = Path(__file__).resolve().parents[2]
 PACKAGE = ROOT / "env_servers_ts"
@@ -103,6 +104,7 @@ def test_conformance_kit_passes_on_two_replicas(built, tmp_path):
     # Skipped only: the checks for servers without inline tasks or without answer keys.
     assert skipped(results) == sorted([
         "test_inline_task_without_capability_is_failed_precondition", STATES_ANSWER_KEYS,
+        STATES_NO_STATE_KEYS,
         *REPLAY_ONLY])
     for must_run in ("test_damaged_blobs_are_invalid_argument",
                      "test_a_retired_version_is_told_which_version_this_is[Step-lats.v1.Environment]",

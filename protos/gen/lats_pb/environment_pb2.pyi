@@ -50,14 +50,16 @@ class DescribeResponse(_message.Message):
     def __init__(self, name: _Optional[str] = ..., version: _Optional[str] = ..., description: _Optional[str] = ..., capabilities: _Optional[_Union[Capabilities, _Mapping]] = ..., action_grammar: _Optional[_Union[ActionGrammar, _Mapping]] = ..., reward_range: _Optional[_Union[RewardRange, _Mapping]] = ..., limits: _Optional[_Union[Limits, _Mapping]] = ..., prompt_pack: _Optional[_Union[PromptPack, _Mapping]] = ..., splits: _Optional[_Iterable[str]] = ..., facts: _Optional[_Union[EnvironmentFacts, _Mapping]] = ..., reward_mode: _Optional[_Union[RewardMode, str]] = ...) -> None: ...
 
 class EnvironmentFacts(_message.Message):
-    __slots__ = ("complete_answer_actions", "partial_credit_rewards", "answer_keys")
+    __slots__ = ("complete_answer_actions", "partial_credit_rewards", "answer_keys", "state_keys")
     COMPLETE_ANSWER_ACTIONS_FIELD_NUMBER: _ClassVar[int]
     PARTIAL_CREDIT_REWARDS_FIELD_NUMBER: _ClassVar[int]
     ANSWER_KEYS_FIELD_NUMBER: _ClassVar[int]
+    STATE_KEYS_FIELD_NUMBER: _ClassVar[int]
     complete_answer_actions: bool
     partial_credit_rewards: bool
     answer_keys: bool
-    def __init__(self, complete_answer_actions: _Optional[bool] = ..., partial_credit_rewards: _Optional[bool] = ..., answer_keys: _Optional[bool] = ...) -> None: ...
+    state_keys: bool
+    def __init__(self, complete_answer_actions: _Optional[bool] = ..., partial_credit_rewards: _Optional[bool] = ..., answer_keys: _Optional[bool] = ..., state_keys: _Optional[bool] = ...) -> None: ...
 
 class Capabilities(_message.Message):
     __slots__ = ("inline_tasks", "score")
@@ -97,8 +99,16 @@ class Limits(_message.Message):
     max_batch_actions: int
     def __init__(self, max_steps: _Optional[int] = ..., max_action_bytes: _Optional[int] = ..., max_batch_actions: _Optional[int] = ...) -> None: ...
 
+class ChatTurn(_message.Message):
+    __slots__ = ("role", "content")
+    ROLE_FIELD_NUMBER: _ClassVar[int]
+    CONTENT_FIELD_NUMBER: _ClassVar[int]
+    role: str
+    content: str
+    def __init__(self, role: _Optional[str] = ..., content: _Optional[str] = ...) -> None: ...
+
 class PromptPack(_message.Message):
-    __slots__ = ("instructions", "examples", "act_template", "value_template", "reflect_template", "step_template", "reflection_template", "reflections_header", "value_examples", "act_stop", "value_stop", "value_pattern", "value_min", "value_max", "act_max_tokens", "value_max_tokens", "reflect_max_tokens", "action_prefix_pattern", "setup_template", "setup_option_key", "setup_max_tokens", "variables", "search_hints", "setup_stop", "reflect_stop", "paper_search_hints")
+    __slots__ = ("instructions", "examples", "act_template", "value_template", "reflect_template", "step_template", "reflection_template", "reflections_header", "value_examples", "act_stop", "value_stop", "value_pattern", "value_min", "value_max", "act_max_tokens", "value_max_tokens", "reflect_max_tokens", "action_prefix_pattern", "setup_template", "setup_option_key", "setup_max_tokens", "variables", "search_hints", "setup_stop", "reflect_stop", "paper_search_hints", "act_turns", "value_turns", "reflect_turns", "observation_turn")
     class VariablesEntry(_message.Message):
         __slots__ = ("key", "value")
         KEY_FIELD_NUMBER: _ClassVar[int]
@@ -132,6 +142,10 @@ class PromptPack(_message.Message):
     SETUP_STOP_FIELD_NUMBER: _ClassVar[int]
     REFLECT_STOP_FIELD_NUMBER: _ClassVar[int]
     PAPER_SEARCH_HINTS_FIELD_NUMBER: _ClassVar[int]
+    ACT_TURNS_FIELD_NUMBER: _ClassVar[int]
+    VALUE_TURNS_FIELD_NUMBER: _ClassVar[int]
+    REFLECT_TURNS_FIELD_NUMBER: _ClassVar[int]
+    OBSERVATION_TURN_FIELD_NUMBER: _ClassVar[int]
     instructions: str
     examples: str
     act_template: str
@@ -158,7 +172,11 @@ class PromptPack(_message.Message):
     setup_stop: _containers.RepeatedScalarFieldContainer[str]
     reflect_stop: _containers.RepeatedScalarFieldContainer[str]
     paper_search_hints: SearchHints
-    def __init__(self, instructions: _Optional[str] = ..., examples: _Optional[str] = ..., act_template: _Optional[str] = ..., value_template: _Optional[str] = ..., reflect_template: _Optional[str] = ..., step_template: _Optional[str] = ..., reflection_template: _Optional[str] = ..., reflections_header: _Optional[str] = ..., value_examples: _Optional[str] = ..., act_stop: _Optional[_Iterable[str]] = ..., value_stop: _Optional[_Iterable[str]] = ..., value_pattern: _Optional[str] = ..., value_min: _Optional[float] = ..., value_max: _Optional[float] = ..., act_max_tokens: _Optional[int] = ..., value_max_tokens: _Optional[int] = ..., reflect_max_tokens: _Optional[int] = ..., action_prefix_pattern: _Optional[str] = ..., setup_template: _Optional[str] = ..., setup_option_key: _Optional[str] = ..., setup_max_tokens: _Optional[int] = ..., variables: _Optional[_Mapping[str, str]] = ..., search_hints: _Optional[_Union[SearchHints, _Mapping]] = ..., setup_stop: _Optional[_Iterable[str]] = ..., reflect_stop: _Optional[_Iterable[str]] = ..., paper_search_hints: _Optional[_Union[SearchHints, _Mapping]] = ...) -> None: ...
+    act_turns: _containers.RepeatedCompositeFieldContainer[ChatTurn]
+    value_turns: _containers.RepeatedCompositeFieldContainer[ChatTurn]
+    reflect_turns: _containers.RepeatedCompositeFieldContainer[ChatTurn]
+    observation_turn: str
+    def __init__(self, instructions: _Optional[str] = ..., examples: _Optional[str] = ..., act_template: _Optional[str] = ..., value_template: _Optional[str] = ..., reflect_template: _Optional[str] = ..., step_template: _Optional[str] = ..., reflection_template: _Optional[str] = ..., reflections_header: _Optional[str] = ..., value_examples: _Optional[str] = ..., act_stop: _Optional[_Iterable[str]] = ..., value_stop: _Optional[_Iterable[str]] = ..., value_pattern: _Optional[str] = ..., value_min: _Optional[float] = ..., value_max: _Optional[float] = ..., act_max_tokens: _Optional[int] = ..., value_max_tokens: _Optional[int] = ..., reflect_max_tokens: _Optional[int] = ..., action_prefix_pattern: _Optional[str] = ..., setup_template: _Optional[str] = ..., setup_option_key: _Optional[str] = ..., setup_max_tokens: _Optional[int] = ..., variables: _Optional[_Mapping[str, str]] = ..., search_hints: _Optional[_Union[SearchHints, _Mapping]] = ..., setup_stop: _Optional[_Iterable[str]] = ..., reflect_stop: _Optional[_Iterable[str]] = ..., paper_search_hints: _Optional[_Union[SearchHints, _Mapping]] = ..., act_turns: _Optional[_Iterable[_Union[ChatTurn, _Mapping]]] = ..., value_turns: _Optional[_Iterable[_Union[ChatTurn, _Mapping]]] = ..., reflect_turns: _Optional[_Iterable[_Union[ChatTurn, _Mapping]]] = ..., observation_turn: _Optional[str] = ...) -> None: ...
 
 class SearchHints(_message.Message):
     __slots__ = ("max_depth", "n_samples", "iterations", "simulate", "root_samples", "reflect_each_failure", "reward_in_value", "value_weight", "temperature", "reflection", "widening")
@@ -268,7 +286,7 @@ class StepResponse(_message.Message):
     def __init__(self, results: _Optional[_Iterable[_Union[StepResult, _Mapping]]] = ...) -> None: ...
 
 class StepResult(_message.Message):
-    __slots__ = ("observation", "reward", "terminated", "truncated", "invalid_action", "info", "steps", "answer_key", "snapshot")
+    __slots__ = ("observation", "reward", "terminated", "truncated", "invalid_action", "info", "steps", "answer_key", "snapshot", "state_key")
     OBSERVATION_FIELD_NUMBER: _ClassVar[int]
     REWARD_FIELD_NUMBER: _ClassVar[int]
     TERMINATED_FIELD_NUMBER: _ClassVar[int]
@@ -278,6 +296,7 @@ class StepResult(_message.Message):
     STEPS_FIELD_NUMBER: _ClassVar[int]
     ANSWER_KEY_FIELD_NUMBER: _ClassVar[int]
     SNAPSHOT_FIELD_NUMBER: _ClassVar[int]
+    STATE_KEY_FIELD_NUMBER: _ClassVar[int]
     observation: str
     reward: float
     terminated: bool
@@ -287,7 +306,8 @@ class StepResult(_message.Message):
     steps: int
     answer_key: str
     snapshot: Snapshot
-    def __init__(self, observation: _Optional[str] = ..., reward: _Optional[float] = ..., terminated: _Optional[bool] = ..., truncated: _Optional[bool] = ..., invalid_action: _Optional[bool] = ..., info: _Optional[_Union[_struct_pb2.Struct, _Mapping]] = ..., steps: _Optional[int] = ..., answer_key: _Optional[str] = ..., snapshot: _Optional[_Union[Snapshot, _Mapping]] = ...) -> None: ...
+    state_key: str
+    def __init__(self, observation: _Optional[str] = ..., reward: _Optional[float] = ..., terminated: _Optional[bool] = ..., truncated: _Optional[bool] = ..., invalid_action: _Optional[bool] = ..., info: _Optional[_Union[_struct_pb2.Struct, _Mapping]] = ..., steps: _Optional[int] = ..., answer_key: _Optional[str] = ..., snapshot: _Optional[_Union[Snapshot, _Mapping]] = ..., state_key: _Optional[str] = ...) -> None: ...
 
 class ScoreRequest(_message.Message):
     __slots__ = ("snapshot",)
