@@ -181,7 +181,8 @@ class HotpotQADomain(_HotpotDomain):
                                  max_steps=10, max_action_bytes=4096)
 
     def step(self, state: State, action: str) -> StepOutcome:
-        result = wiki_step(self.corpus, state["page"], state["lookup"], action)
+        result = wiki_step(self.corpus, state["page"], state["lookup"], action,
+                           self.settings.observation_chars)
         if result.invalid:
             return StepOutcome(state, result.observation, invalid_action=True)
         if result.answer is not None:

@@ -27,8 +27,13 @@ class Page:
     title: str
     sentences: tuple[str, ...]
 
-    def summary(self) -> str:
-        return " ".join(self.sentences[:SENTENCES_SHOWN])
+    def summary(self, max_chars: int = 0) -> str:
+        """The first SENTENCES_SHOWN sentences; with `max_chars`, only as many whole
+        sentences as fit in it (always the first)."""
+        shown = list(self.sentences[:SENTENCES_SHOWN])
+        while max_chars and len(shown) > 1 and len(" ".join(shown)) > max_chars:
+            shown.pop()
+        return " ".join(shown)
 
     def matches(self, keyword: str) -> list[str]:
         """The sentences containing `keyword`, case-insensitively, in page order."""

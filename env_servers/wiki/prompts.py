@@ -1,16 +1,17 @@
 """The prompt packs: ReAct acting (`hotpotqa`) and chain of thought (`hotpotqa-cot`).
 
-Adapted from the LATS paper's HotPotQA prompts (appendix E; the ReAct acting
-prompt, the value prompt ending "Thus the correctness score is N", the
-reflection prompt) so that ONE planner step is one Thought + Action pair:
-the model writes
+ReAct: ONE planner step is one Thought + Action pair, the model's own turn
+in a chat (react_turns: ReAct's examples as conversations, short value
+verdicts, two-sentence reflections):
 
     Thought 3: <reasoning>
     Action 3: Search[...] | Lookup[...] | Finish[...]
 
-and the trajectory shows that text verbatim followed by "Observation 3: ...",
-which is exactly ReAct's layout. The planner sends `instructions` as the
-system message and a rendered template as the user message.
+and the environment's answer comes back as the user's turn "Observation 3:
+...", exactly ReAct's layout. Value and reflection prompts show the
+trajectory as text in that layout and end with the request; the value's
+score line ("Thus the correctness score is N") is the LATS paper's.
+Chain of thought: the LATS paper's prompts, in one user message.
 """
 
 from __future__ import annotations
@@ -18,7 +19,8 @@ from __future__ import annotations
 from lats_pb import environment_pb2
 
 from env_servers.wiki.cot_examples import COT_EXAMPLES, COT_VALUE_EXAMPLES
-from env_servers.wiki.react_examples import ACT_EXAMPLES, REFLECTION_EXAMPLES, VALUE_EXAMPLES
+from env_servers.wiki.react_turns import (REFLECT_REQUEST, VALUE_REQUEST, act_turns,
+                                          reflect_turns, value_turns)
 
 ACTION_SPACE = """\
 (1) Search[entity], which searches the exact entity on Wikipedia and returns the first paragraph if it exists. If not, it will return some similar entities to search.
@@ -30,54 +32,7 @@ Solve a question answering task with interleaving Thought, Action, Observation \
 steps. Thought can reason about the current situation, and Action can be three types:
 {ACTION_SPACE}"""
 
-REACT_ACT_TEMPLATE = """\
-Here are some examples:
-{examples}(END OF EXAMPLES)
-{reflections}
-Question: {task}
-{trajectory}
-Continue with step {step} only: one line "Thought {step}: ..." with your reasoning, \
-then one line "Action {step}: ..." with exactly one of Search[...], Lookup[...] or \
-Finish[...], as in the examples."""
-
 REACT_STEP_TEMPLATE = "{action}\nObservation {step}: {observation}\n"
-
-VALUE_INSTRUCTIONS = """\
-Analyze the trajectories of a solution to a question answering task. The \
-trajectories are labeled by environmental observations about the situation, \
-thoughts that can reason about the current situation and actions that can be \
-three types:
-""" + ACTION_SPACE + """
-
-Given a question and a trajectory, evaluate its correctness and provide your \
-reasoning and analysis in detail. Focus on the latest thought, action, and \
-observation. Incomplete trajectories can be correct if the thoughts and actions \
-so far are correct, even if the answer is not found yet. Do not generate \
-additional thoughts or actions. Then at the last line conclude "Thus the \
-correctness score is {{s}}", where s is an integer from 1 to 10."""
-
-REACT_VALUE_TEMPLATE = VALUE_INSTRUCTIONS + """
-
-{examples}
-{reflections}
-Question: {task}
-{trajectory}
-Evaluate this trajectory. End with the line "Thus the correctness score is N" (N from 1 to 10)."""
-
-REACT_REFLECT_TEMPLATE = """\
-You are an advanced reasoning agent that can improve based on self refection. \
-You will be given a previous reasoning trial in which you were given access to \
-an Docstore API environment and a question to answer. You were unsuccessful in \
-answering the question either because you guessed the wrong answer with \
-Finish[<answer>], or you used up your set number of reasoning steps. In a few \
-sentences, Diagnose a possible reason for failure and devise a new, concise, high \
-level plan that aims to mitigate the same failure. Use complete sentences.
-Here are some examples:
-""" + REFLECTION_EXAMPLES.replace("{", "{{").replace("}", "}}") + """
-Previous trial:
-Question: {task}
-{trajectory}
-Reflection:"""
 
 REFLECTIONS_HEADER = """\
 You have attempted to answer the following question before and failed. The \
@@ -134,26 +89,43 @@ Question: {task}
 Reflection:"""
 
 
+# The ReAct pack as chat turns (react_turns): the episode's first user message is
+# the question (after any reflections); every step is the model's own turn and
+# every observation the user's, as in the few-shot conversations before it.
+TURN_ACT_TEMPLATE = "{reflections}Question: {task}"
+TURN_OBSERVATION = "Observation {step}: {observation}"
+TURN_VALUE_TEMPLATE = "Question: {task}\n{trajectory}" + VALUE_REQUEST.replace(
+    "{", "{{").replace("}", "}}")
+TURN_REFLECT_TEMPLATE = "Question: {task}\n{trajectory}" + REFLECT_REQUEST
+TURN_REFLECTIONS_HEADER = (
+    "Notes from your earlier trials at this question (use them; do not repeat what "
+    "failed):\n")
+
+
 def react_prompt_pack(action_pattern: str) -> environment_pb2.PromptPack:
-    """The ReAct pack of `hotpotqa` (paper defaults: n=5, k=50, depth 7)."""
+    """The ReAct pack of `hotpotqa` (paper defaults: n=5, k=50, depth 7), its examples
+    as chat turns (react_turns), one Thought + Action per turn."""
     return environment_pb2.PromptPack(
         instructions=REACT_INSTRUCTIONS,
-        examples=ACT_EXAMPLES,
-        act_template=REACT_ACT_TEMPLATE,
-        value_template=REACT_VALUE_TEMPLATE,
-        reflect_template=REACT_REFLECT_TEMPLATE,
+        act_template=TURN_ACT_TEMPLATE,
+        observation_turn=TURN_OBSERVATION,
+        act_turns=act_turns(),
+        value_template=TURN_VALUE_TEMPLATE,
+        value_turns=value_turns(),
+        reflect_template=TURN_REFLECT_TEMPLATE,
+        reflect_turns=reflect_turns(),
         step_template=REACT_STEP_TEMPLATE,
         reflection_template=REFLECTION_TEMPLATE,
-        reflections_header=REFLECTIONS_HEADER,
-        value_examples=VALUE_EXAMPLES,
+        reflections_header=TURN_REFLECTIONS_HEADER,
         act_stop=["\nObservation", "\nQuestion:"],
-        value_stop=["\nQuestion:"],
+        value_stop=["\n\n", "\nQuestion:"],
+        reflect_stop=["\n\n", "\nQuestion:"],
         value_pattern=VALUE_PATTERN,
         value_min=1,
         value_max=10,
         act_max_tokens=128,
-        value_max_tokens=128,
-        reflect_max_tokens=128,
+        value_max_tokens=96,
+        reflect_max_tokens=96,
         search_hints=environment_pb2.SearchHints(
             max_depth=7, n_samples=5, iterations=50, simulate=True),
     )

@@ -37,7 +37,7 @@ def _invalid(reason: str, page: str | None, lookup: dict | None) -> WikiStep:
 
 
 def wiki_step(corpus: Corpus, page: str | None, lookup: dict[str, Any] | None,
-              text: str) -> WikiStep:
+              text: str, max_chars: int = 0) -> WikiStep:
     try:
         action = parse_action(text)
     except ActionError as error:
@@ -51,7 +51,7 @@ def wiki_step(corpus: Corpus, page: str | None, lookup: dict[str, Any] | None,
             return WikiStep(not_found_observation(action.argument, result.similar), page, lookup,
                             info={"action": "search", "found": False,
                                   "similar": list(result.similar)})
-        return WikiStep(result.page.summary(), result.page.title, None,
+        return WikiStep(result.page.summary(max_chars), result.page.title, None,
                         info={"action": "search", "found": True, "page": result.page.title})
     if page is None:
         return _invalid("Lookup needs an open page; Search[entity] first", page, lookup)

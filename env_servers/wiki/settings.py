@@ -20,6 +20,8 @@ an environment variable as its fallback:
   --base-url      LATS_WIKI_BASE_URL         live mode: the wiki's address.
   --user-agent    LATS_WIKI_USER_AGENT       live mode: the User-Agent sent; add a contact.
   --timeout       LATS_WIKI_TIMEOUT          live mode: seconds per HTTP request.
+  --observation-chars LATS_WIKI_OBSERVATION_CHARS  a Search shows whole sentences up to
+                                             this many characters (default 600; 0 = all 5).
 """
 
 from __future__ import annotations
@@ -85,6 +87,11 @@ class WikiSettings:
                             help="Live corpus: the wiki's address.")
     user_agent: str = setting(DEFAULT_USER_AGENT, env="LATS_WIKI_USER_AGENT",
                               help="Live corpus: the User-Agent sent; include your contact.")
+    observation_chars: int = setting(
+        600, env="LATS_WIKI_OBSERVATION_CHARS", min=0,
+        help="A Search shows a page's first 5 sentences, fewer where they pass this many "
+             "characters (whole sentences, at least one; 0 = no limit): what a small model's "
+             "context can use.")
     timeout_seconds: float = setting(10.0, env="LATS_WIKI_TIMEOUT", flag="--timeout", min=0,
                                      min_open=True,
                                      help="Live corpus: seconds per HTTP request.")

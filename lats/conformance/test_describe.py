@@ -90,4 +90,19 @@ def test_act_and_value_templates_show_the_task_and_trajectory(describe):
     for name in ("act_template", "value_template"):
         rendered = _format(name, getattr(pack, name), TEMPLATE_PLACEHOLDERS, tuple(pack.variables))
         assert "<task>" in rendered, f"{name} never shows {{task}}"
+        if name == "act_template" and pack.observation_turn:
+            continue                  # the trajectory follows it as chat turns
         assert "<trajectory>" in rendered, f"{name} never shows {{trajectory}}"
+
+
+def test_chat_turns_are_user_and_assistant_turns_and_observation_turns_format(describe):
+    pack = describe.prompt_pack
+    for name in ("act_turns", "value_turns", "reflect_turns"):
+        for index, turn in enumerate(getattr(pack, name)):
+            assert turn.role in ("user", "assistant"), (
+                f"prompt_pack.{name}[{index}] has role {turn.role!r}; use user or assistant")
+            assert turn.content.strip(), f"prompt_pack.{name}[{index}] is empty"
+    if pack.observation_turn:
+        rendered = _format("observation_turn", pack.observation_turn,
+                           ("step", "next", "observation"), ())
+        assert "<observation>" in rendered, "observation_turn never shows {observation}"
