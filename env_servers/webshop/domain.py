@@ -3,8 +3,11 @@
 Tasks are episodes `fixed_0` ... in the catalog's seeded order (splits
 test = fixed_0-499, dev = fixed_500-1499, train = the rest, all). Reset
 takes no options and ignores the seed (an episode is fixed by its id).
-Rewards are the paper's, given on [Buy Now] (reward_mode "oracle", the
-paper's setting); success is reward 1.
+Rewards (`--reward-mode`, LATS_WEBSHOP_REWARD_MODE): "oracle" (default, the
+paper's setting) gives the paper's reward on [Buy Now]; "honest" gives 0
+and shows only what was bought, and states hold only the goal's
+instruction, so the purchase is judged by Score alone. Score is the paper's
+reward either way; success is reward 1.
 
 The catalog (catalog.py) is opened, and built into the cache on first use,
 in a background thread started with the domain, so the server listens at
@@ -83,7 +86,8 @@ class WebShopDomain(Domain):
 
     def _open(self) -> None:
         try:
-            self._shop = Shop(open_catalog(self.settings))
+            self._shop = Shop(open_catalog(self.settings),
+                              honest=self.settings.reward_mode == "honest")
         except BaseException as error:  # surfaced by the first call that needs the shop
             self._error = error
         finally:
@@ -109,7 +113,7 @@ class WebShopDomain(Domain):
                                                      success_threshold=SUCCESS_THRESHOLD),
             prompt_pack=prompt_pack(),
             splits=SPLITS,
-            reward_mode="oracle",
+            reward_mode=self.settings.reward_mode,
             max_steps=MAX_STEPS,
             max_action_bytes=4096,
             facts=environment_pb2.EnvironmentFacts(answer_keys=True, state_keys=True),

@@ -7,6 +7,8 @@
   --seed       LATS_WEBSHOP_SEED   the generator's seed (default 0)
   --cache-dir  LATS_WEBSHOP_CACHE  where built catalogs are kept (default
                                    lats_runtime.resources.cache_dir("webshop"))
+  --reward-mode LATS_WEBSHOP_REWARD_MODE  oracle (default: the paper's reward at
+                                   [Buy Now]) | honest (reward 0; Score alone judges)
 """
 
 from __future__ import annotations
@@ -37,6 +39,11 @@ class WebShopSettings:
         help="The human instructions the catalog generator reads.")
     seed: int = setting(0, env="LATS_WEBSHOP_SEED",
                         help="The catalog generator's seed (also orders the goals).")
+    reward_mode: str = setting(
+        "oracle", env="LATS_WEBSHOP_REWARD_MODE", choices=("oracle", "honest"),
+        help="oracle: [Buy Now] earns the paper's reward and shows it (the papers' "
+             "setting); honest: it earns 0 and shows only what was bought, and the "
+             "purchase is judged by Score alone.")
     cache_dir: Path = setting(
         default_factory=default_cache_dir, env="LATS_WEBSHOP_CACHE", file_okay=False,
         help="Where built catalogs are kept (a build is reused while its inputs and "

@@ -53,10 +53,13 @@ class StepResult:
 
 
 class Shop:
-    """Episodes of one catalog."""
+    """Episodes of one catalog. `honest`: [Buy Now] earns no reward and shows none, and
+    states carry only the goal's instruction (the rest is looked up by task id for
+    Score), so nothing a client sees or holds tells how good a purchase is."""
 
-    def __init__(self, store: CatalogStore):
+    def __init__(self, store: CatalogStore, honest: bool = False):
         self.store = store
+        self.honest = honest
         self.pages = PageRenderer(store)
         self._reading = lru_cache(maxsize=2048)(self._read)
 
@@ -78,7 +81,8 @@ class Shop:
     def new_episode(self, task: str) -> State:
         goal = self.goal(task)
         view = View()
-        return {"catalog": self.store.catalog_id, "task_id": task, "goal": goal,
+        shown = {"instruction_text": goal["instruction_text"]} if self.honest else goal
+        return {"catalog": self.store.catalog_id, "task_id": task, "goal": shown,
                 "view": view.to_json(), "observation": self.reading(task, goal, view).text,
                 "done": False, "reward": 0.0, "purchase": None}
 
@@ -146,11 +150,17 @@ class Shop:
 
     def _buy(self, state: State, view: View) -> StepResult:
         product = self.store.product(view.asin)
+        purchase = {"asin": view.asin, "options": view.options, "price": product["price"]}
+        if self.honest:
+            observation = _receipt(product, view)
+            new_state = dict(state, view=view.to_json(), observation=observation, done=True,
+                             reward=0.0, purchase=purchase)
+            return StepResult(new_state, observation, done=True,
+                              info={"page": DONE, "asin": view.asin})
         reward = purchase_reward(product, state["goal"], product["price"], view.options)
         html = self.pages.render(state["task_id"], state["goal"], view, reward)
         observation = read_page(html).text
-        purchase = {"asin": view.asin, "options": view.options, "price": product["price"],
-                    "reward": reward.as_dict()}
+        purchase["reward"] = reward.as_dict()
         new_state = dict(state, view=view.to_json(), observation=observation, done=True,
                          reward=reward.total, purchase=purchase)
         return StepResult(new_state, observation, reward=reward.total, done=True,
@@ -166,17 +176,27 @@ class Shop:
         if not purchase:
             return None
         product = self.store.product(purchase["asin"])
-        return purchase_reward(product, state["goal"], product["price"], purchase["options"])
+        return purchase_reward(product, self.goal(state["task_id"]), product["price"],
+                               purchase["options"])
 
     def score_details(self, state: State) -> str:
         purchase = state.get("purchase")
         if not purchase:
             return "no purchase: the episode ended before [Buy Now]"
         options = ", ".join(f"{k}: {v}" for k, v in sorted(purchase["options"].items()))
-        target = state["goal"].get("asin", "")
+        target = self.goal(state["task_id"]).get("asin", "")
+        reward = self.purchase_reward(state)
         return (f"bought {purchase['asin']}" + (f" ({options})" if options else "")
                 + f" for ${purchase['price']:.2f}; the target was {target}; "
-                + f"reward {score_text(state['reward'])}")
+                + f"reward {score_text(reward.total)}")
+
+
+def _receipt(product: dict, view: View) -> str:
+    """What [Buy Now] shows in honest mode: what was bought, and no judgement of it."""
+    options = ", ".join(f"{name}: {value}" for name, value in sorted(view.options.items()))
+    return (f"Thank you for shopping with us! You bought [{view.asin}] {product['Title']}"
+            + (f" ({options})" if options else "") + f" for ${product['price']:.2f}. "
+            "The episode is over.")
 
 
 def _not_on_page(argument: str, page: PageReading) -> str:

@@ -10,6 +10,7 @@ import pytest
 from env_servers.core import InvalidRequest, InvalidTask, TaskNotFound
 from env_servers.webshop.domain import WebShopDomain
 from env_servers.webshop.prompts import EXAMPLES, VALUE_EXAMPLES
+from env_servers.webshop.settings import WebShopSettings
 
 
 @pytest.fixture(scope="module")
@@ -100,3 +101,25 @@ def test_a_foreign_state_is_an_invalid_request(domain):
         domain.step(state, "think[hm]")
     with pytest.raises(InvalidRequest):
         domain.observation_of(state)
+
+
+def test_in_honest_mode_buying_earns_and_shows_nothing_and_score_judges(store):
+    honest = WebShopDomain(WebShopSettings(reward_mode="honest"))
+    assert honest.describe().reward_mode == "honest"
+    state = honest.reset("fixed_0", 0, {}).state
+    assert set(state["goal"]) == {"instruction_text"}, "no hidden goal in a state clients hold"
+    target = honest.shop.goal("fixed_0")["asin"]
+    title = honest.shop.store.product(target)["Title"]
+    for action in (f"search[{title}]", f"click[{target}]", "click[Buy Now]"):
+        outcome = honest.step(state, action)
+        if outcome.invalid_action and action.startswith("click[B0"):
+            pytest.skip("the target is not on the first results page for its own title")
+        state = outcome.state
+    assert outcome.terminated and outcome.reward == 0.0 and state["reward"] == 0.0
+    assert outcome.observation.startswith(f"Thank you for shopping with us! You bought [{target}]")
+    assert "reward" not in outcome.observation.lower() and "score" not in outcome.observation
+    assert outcome.answer_key and outcome.state_key
+    judged = honest.score(state)
+    oracle = WebShopDomain()
+    assert judged.score > 0 and judged.score == oracle.shop.purchase_reward(state).total
+    assert f"the target was {target}" in judged.details
