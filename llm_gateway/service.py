@@ -19,6 +19,7 @@ from lats_pb import llm_pb2, llm_pb2_grpc
 from lats_runtime.calls import RETRYABLE_KEY
 from lats_runtime.run_context import current_run_id, enter_run, run_id_problem
 from lats_runtime.serving import ServiceSpec
+from llm_gateway.backends.exchange_log import cached_prompt_tokens
 from llm_gateway.metrics import MODEL_IN_FLIGHT, record_call
 from llm_gateway.backends.base import (
     FINISH_FILTERED,
@@ -81,7 +82,8 @@ class LlmGatewayServicer(llm_pb2_grpc.LlmGatewayServicer):
             trailing = ((RETRYABLE_KEY, "false"),) if code == grpc.StatusCode.UNAVAILABLE else ()
             await context.abort(code, message, trailing_metadata=trailing)
 
-        usage = UsageCounts(1, result.prompt_tokens, result.completion_tokens)
+        usage = UsageCounts(1, result.prompt_tokens, result.completion_tokens,
+                            cached_prompt_tokens(result))
         record_call(self._backend.name, result.model or self._backend.model or "default", "ok",
                     seconds, result.prompt_tokens, result.completion_tokens)
         run_usage = self._ledger.record(run_id, usage)
@@ -171,6 +173,7 @@ def _usage_message(counts: UsageCounts) -> llm_pb2.Usage:
         calls=counts.calls,
         prompt_tokens=counts.prompt_tokens,
         completion_tokens=counts.completion_tokens,
+        cached_prompt_tokens=counts.cached_prompt_tokens,
     )
 
 

@@ -11,6 +11,7 @@ class UsageCounts:
     calls: int = 0
     prompt_tokens: int = 0
     completion_tokens: int = 0
+    cached_prompt_tokens: int = 0       # of prompt_tokens, served from the prompt cache
 
     @property
     def total_tokens(self) -> int:
@@ -20,6 +21,7 @@ class UsageCounts:
         self.calls += other.calls
         self.prompt_tokens += other.prompt_tokens
         self.completion_tokens += other.completion_tokens
+        self.cached_prompt_tokens += other.cached_prompt_tokens
 
 
 class UsageLedger:

@@ -21,11 +21,14 @@ class UsageTotals:
     calls: int = 0
     prompt_tokens: int = 0
     completion_tokens: int = 0
+    cached_prompt_tokens: int = 0      # of prompt_tokens, served from a prompt cache
 
-    def add(self, calls: int, prompt_tokens: int, completion_tokens: int) -> None:
+    def add(self, calls: int, prompt_tokens: int, completion_tokens: int,
+            cached_prompt_tokens: int = 0) -> None:
         self.calls += calls
         self.prompt_tokens += prompt_tokens
         self.completion_tokens += completion_tokens
+        self.cached_prompt_tokens += cached_prompt_tokens
 
 
 @dataclass(frozen=True)
@@ -138,7 +141,7 @@ class GatewayModel(ModelClient):
         if response.model or response.backend:
             self.model_name = f"{response.backend}:{response.model}".strip(":")
         self.usage.add(response.usage.calls or 1, response.usage.prompt_tokens,
-                       response.usage.completion_tokens)
+                       response.usage.completion_tokens, response.usage.cached_prompt_tokens)
         texts = [choice.text for choice in response.choices]
         if self._record is not None:
             self._record(messages, params, texts, self.model_name)

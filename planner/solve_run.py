@@ -220,6 +220,7 @@ def finished_result(run: pb.Run, outcome: SearchOutcome, search: Search, model: 
     result.usage.calls = model.usage.calls
     result.usage.prompt_tokens = model.usage.prompt_tokens
     result.usage.completion_tokens = model.usage.completion_tokens
+    result.usage.cached_prompt_tokens = model.usage.cached_prompt_tokens
     if outcome.answer is not None:
         result.answer_node_id = outcome.answer.id
         result.actions.extend(n.action for n in outcome.answer.trajectory())

@@ -12,6 +12,8 @@ always be checked against the stored rows. Fields:
   success score metrics scored          the environment's hidden-ground-truth Score
                                         (success falls back to status when unscored)
   calls prompt_tokens completion_tokens model usage of the run
+  cached_prompt_tokens                  of the prompt tokens, those the backend's prompt
+                                        cache served
   iterations nodes_expanded nodes wall_seconds
   actions final_observation error run_id session finished_at
   answer_node_id greedy_node_id         the answer's node, and the greedy first attempt's
@@ -66,6 +68,7 @@ def record_from_result(job: Job, result: pb.RunResult, run_id: str, session: int
         "metrics": dict(result.score.metrics) if result.scored else {},
         "calls": result.usage.calls, "prompt_tokens": result.usage.prompt_tokens,
         "completion_tokens": result.usage.completion_tokens,
+        "cached_prompt_tokens": result.usage.cached_prompt_tokens,
         "iterations": result.iterations, "nodes_expanded": result.nodes_expanded,
         "nodes": result.nodes, "wall_seconds": round(result.wall_seconds, 3),
         "actions": list(result.actions), "final_observation": result.final_observation,
@@ -89,7 +92,8 @@ def error_record(job: Job, message: str, session: int, run_id: str = "") -> dict
         "lambda": requested.get("value_weight"), "reflection": requested.get("reflection"),
         "lm_value": requested.get("lm_value"),
         "status": RunStatus.ERROR, "success": False, "scored": False, "score": None, "metrics": {},
-        "calls": 0, "prompt_tokens": 0, "completion_tokens": 0, "iterations": 0,
+        "calls": 0, "prompt_tokens": 0, "completion_tokens": 0, "cached_prompt_tokens": 0,
+        "iterations": 0,
         "nodes_expanded": 0, "nodes": 0, "wall_seconds": 0.0, "actions": [],
         "final_observation": "", "error": message, "reason": message, "run_id": run_id,
     }

@@ -46,6 +46,7 @@ class SummaryRow:
     calls: float = 0.0
     prompt_tokens: float = 0.0
     completion_tokens: float = 0.0
+    cached_share: float | None = None    # of the prompt tokens, served from the prompt cache
     expanded: float = 0.0
     expanded_on_success: float | None = None
     wall_seconds: float = 0.0
@@ -133,6 +134,7 @@ def summarize(records: Iterable[dict], label_order: Sequence[str] = ()) -> list[
             calls=_mean([r["calls"] for r in members]),
             prompt_tokens=_mean([r["prompt_tokens"] for r in members]),
             completion_tokens=_mean([r["completion_tokens"] for r in members]),
+            cached_share=_share(members),
             expanded=_mean([r["nodes_expanded"] for r in members]),
             expanded_on_success=_mean([r["nodes_expanded"] for r in won]) if won else None,
             wall_seconds=_mean([r["wall_seconds"] for r in ran]),
@@ -146,6 +148,14 @@ def summarize(records: Iterable[dict], label_order: Sequence[str] = ()) -> list[
     return rows
 
 
+def _share(members: Sequence[dict]) -> float | None:
+    """The share of the prompt tokens served from the backend's prompt cache (None
+    where no record says: records from before the count was kept)."""
+    counted = [r for r in members if "cached_prompt_tokens" in r]
+    prompt = sum(r["prompt_tokens"] for r in counted)
+    return sum(r["cached_prompt_tokens"] for r in counted) / prompt if prompt else None
+
+
 def _metric_names(rows: Sequence[SummaryRow]) -> list[str]:
     return sorted({name for row in rows for name in row.metrics})
 
@@ -154,7 +164,7 @@ def table(rows: Sequence[SummaryRow]) -> tuple[list[str], list[list[str]]]:
     """Header and cells of the summary, as text."""
     metrics = _metric_names(rows)
     header = ["method", "n/k/d", "budget", "mode", "model", "tasks", "success", "score",
-              *metrics, "calls", "prompt tok", "compl tok", "tok/solved", "vs cot",
+              *metrics, "calls", "prompt tok", "cached", "compl tok", "tok/solved", "vs cot",
               "expanded", "exp@success", "wall s", "errors"]
     cells = []
     for row in rows:
@@ -164,7 +174,9 @@ def table(rows: Sequence[SummaryRow]) -> tuple[list[str], list[list[str]]]:
             f"{row.success:.2f} ({round(row.success * row.tasks)}/{row.tasks})",
             "-" if row.score is None else f"{row.score:.2f}",
             *(f"{row.metrics[m]:.2f}" if m in row.metrics else "-" for m in metrics),
-            f"{row.calls:.1f}", f"{row.prompt_tokens:.0f}", f"{row.completion_tokens:.0f}",
+            f"{row.calls:.1f}", f"{row.prompt_tokens:.0f}",
+            "-" if row.cached_share is None else f"{row.cached_share:.0%}",
+            f"{row.completion_tokens:.0f}",
             "-" if row.tokens_per_success is None else f"{row.tokens_per_success:.0f}",
             "-" if row.wins is None else f"+{row.wins}/-{row.losses}",
             f"{row.expanded:.1f}",

@@ -37,6 +37,7 @@ def exchange_record(request: GenerationRequest, result: GenerationResult) -> dic
         "usage": {
             "prompt_tokens": result.prompt_tokens,
             "completion_tokens": result.completion_tokens,
+            "cached_prompt_tokens": cached_prompt_tokens(result),
         },
         "model": result.model,
     }
@@ -53,4 +54,11 @@ def result_from_record(record: dict) -> GenerationResult:
         prompt_tokens=int(usage.get("prompt_tokens", 0)),
         completion_tokens=int(usage.get("completion_tokens", 0)),
         model=record.get("model", ""),
+        extra={"cached_prompt_tokens": int(usage.get("cached_prompt_tokens", 0))},
     )
+
+
+def cached_prompt_tokens(result: GenerationResult) -> int:
+    """The prompt tokens a backend says it served from its prompt cache (0 if unsaid)."""
+    cached = result.extra.get("cached_prompt_tokens", 0)
+    return min(int(cached), result.prompt_tokens) if isinstance(cached, int) and cached > 0 else 0
