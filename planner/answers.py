@@ -10,7 +10,10 @@ The agreement rule (answer_rule "agreement"): among the answers that pass the
 environment's own visible checks (a terminal state whose step reward reaches
 the success threshold; hidden ground truth is never read), the class with the
 most votes, ties going to the class of the greedy first attempt, then to the
-earliest class found; its greedy member if it has one, else its earliest.
+class with the best-valued member, then to the earliest class found; its
+greedy member if it has one, else its earliest. Where honest rewards are no
+check at all (SearchContext.passed), every answer passes, and the rule is a
+vote among the answers the search reached.
 If nothing passes, the greedy attempt (CoT's own answer) where every action
 is an answer, so a search that finds nothing better returns what one greedy
 sample would; elsewhere the paper's rule (the best terminal state).
@@ -92,7 +95,8 @@ class AnswerBook:
         classes = self.passing_classes()
         greedy = self.greedy
         if classes:
-            best = max(classes, key=lambda members: (_votes(members), greedy in members))
+            best = max(classes, key=lambda members: (_votes(members), greedy in members,
+                                                     max(node.value for node in members)))
             chosen = greedy if greedy in best else best[0]
             self.reason = (f"the largest of {len(classes)} classes of answers that pass the "
                            f"environment's checks ({_votes(best)} samples"

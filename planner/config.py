@@ -52,7 +52,7 @@ def _hinted(hints: env_pb.SearchHints) -> dict:
     values: dict = dict(root_samples=hints.root_samples,
                         complete_answer_actions=hints.reflect_each_failure,
                         reward_in_value=hints.reward_in_value)
-    for name in ("n_samples", "iterations", "max_depth"):
+    for name in ("n_samples", "iterations", "max_depth", "stop_class_size"):
         if getattr(hints, name):
             values[name] = getattr(hints, name)
     for name in ("value_weight", "temperature", "reflection", "widening"):

@@ -134,12 +134,25 @@ class SearchContext:
     def passed(self, node: Node) -> bool:
         """The environment's binary verdict on a terminal state: its reward
         reaches the success threshold (in honest mode that reward carries no
-        hidden ground truth, e.g. model-written tests, so it may be used)."""
-        return self._passes(node.terminal, node.invalid_action, node.reward)
+        hidden ground truth, e.g. model-written tests, so it may be used). Where
+        honest rewards are no check at all (no partial credit: every step earns
+        0), every terminal state that gives an answer passes the checks there
+        are, none: which answer is right is for agreement among them to say."""
+        return self._passes(node.terminal, node.invalid_action, node.reward, node.answer_key)
 
-    def _passes(self, terminal: bool, invalid_action: bool, reward: float) -> bool:
+    @property
+    def unchecked_answers(self) -> bool:
+        """Honest mode where rewards say nothing (no partial credit)."""
+        return self.honest and not self.description.facts.partial_credit_rewards
+
+    def _passes(self, terminal: bool, invalid_action: bool, reward: float,
+                answer_key: str) -> bool:
         """The environment's binary verdict on a step result (see `passed`)."""
-        return terminal and not invalid_action and reward >= self.success_threshold
+        if not terminal or invalid_action:
+            return False
+        if self.unchecked_answers:
+            return bool(answer_key)
+        return reward >= self.success_threshold
 
     def recent_reflections(self) -> list[str]:
         keep = self.config.max_reflections
@@ -315,7 +328,7 @@ class SearchContext:
         one passing answer is enough (agreement with stop_class_size 1; the value rule's
         success, never in honest mode)."""
         passes = self._passes(result.terminated or result.truncated, result.invalid_action,
-                              result.reward)
+                              result.reward, result.answer_key)
         if self.config.answer_rule == "agreement":
             return passes and self.config.stop_class_size <= 1
         return passes and not self.honest

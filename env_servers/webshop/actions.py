@@ -9,6 +9,12 @@ from dataclasses import dataclass
 SEARCH, CLICK, THINK = "search", "click", "think"
 _ACTION = re.compile(r"^\s*(?P<name>search|click|think)\s*\[(?P<argument>.*)\]\s*$",
                      re.IGNORECASE | re.DOTALL)
+# As small models write them: a verb anywhere (after "Action:", in backticks, with
+# text around it), or a bare [button] standing for click[button].
+_ANYWHERE = re.compile(r"(?<![A-Za-z])(?P<name>search|click|think)\s*\[(?P<argument>[^\]\n]*)\]",
+                       re.IGNORECASE)
+_BARE_BUTTON = re.compile(r"^[\s`*]*(?:action\s*\d*\s*:\s*)?\[(?P<argument>[^\[\]\n]+)\][\s`*.]*$",
+                          re.IGNORECASE)
 USAGE = "use search[query], click[button text] or think[thought]"
 
 
@@ -23,7 +29,13 @@ class Action:
 
 
 def parse_action(text: str) -> Action:
-    match = _ACTION.match(text)
-    if not match:
-        raise ActionError(f"{text.strip()[:80]!r} is not an action; {USAGE}")
-    return Action(match.group("name").lower(), match.group("argument").strip())
+    """The action `text` states: exactly `verb[argument]`, else the first
+    `verb[argument]` in it (single-line argument), else a lone `[button]` as a click."""
+    match = _ACTION.match(text) or _ANYWHERE.search(text)
+    if match:
+        return Action(match.group("name").lower(), match.group("argument").strip())
+    bare = _BARE_BUTTON.match(text)
+    if bare:
+        return Action(CLICK, bare.group("argument").strip())
+    raise ActionError(f"{text.strip()[:80]!r} is not an action; {USAGE}, e.g. "
+                      "search[red running shoes] or click[Buy Now]")

@@ -37,7 +37,8 @@ from env_servers.core import (
 from env_servers.core.answer_keys import answer_key
 from env_servers.webshop.catalog import open_catalog
 from env_servers.webshop.goals import SPLITS
-from env_servers.webshop.prompts import MAX_DEPTH, prompt_pack
+from env_servers.webshop.pack import prompt_pack
+from env_servers.webshop.prompts import MAX_DEPTH
 from env_servers.webshop.settings import WebShopSettings
 from env_servers.webshop.shop import ForeignState, Shop, UnknownTask
 

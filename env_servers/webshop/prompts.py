@@ -1,13 +1,13 @@
-"""The WebShop prompt pack: the LATS paper's appendix G prompts (MIT licence,
-lapisrocks/LanguageAgentTreeSearch, webshop/prompt.py): the acting prompt with
-its few-shot trajectory (search, think, click, Buy Now), the value prompt with
-its two scored trajectories ending "Thus the correctness score is N", and the
-reflection prompt with its two failed trials.
+"""The WebShop prompt pack's texts, from the LATS paper's appendix G prompts (MIT
+licence, lapisrocks/LanguageAgentTreeSearch, webshop/prompt.py): the acting
+example (search, think, click, Buy Now) and the two failed trials its value
+and reflection prompts show. turns.py makes them chat turns; pack.py is the
+pack.
 
 Adapted to this environment's text observations: lines without trailing
 spaces, and the first observation as this environment shows it ("WebShop",
-"Instruction:", the instruction, "[Search]"). The trajectory is rendered
-with STEP_TEMPLATE, the format the examples use.
+"Instruction:", the instruction, "[Search]"). Value and reflection prompts
+show a trajectory with STEP_TEMPLATE, the format the examples use.
 """
 
 from __future__ import annotations
@@ -24,13 +24,13 @@ INSTRUCTIONS = (
 
 STEP_TEMPLATE = "Action: {action}\nObservation: {observation}\n\n"
 
-_DEODORANT_TASK = """\
+DEODORANT_TASK = """\
 WebShop
 Instruction:
 i would like a 3 ounce bottle of bright citrus deodorant for sensitive skin, and price lower than 50.00 dollars
 [Search]"""
 
-_DEODORANT_RESULTS = """\
+DEODORANT_RESULTS = """\
 [Back to Search]
 Page 1 (Total results: 50)
 [Next >]
@@ -44,7 +44,7 @@ $10.99
 Barrel and Oak - Aluminum-Free Deodorant, Deodorant for Men, Essential Oil-Based Scent, 24-Hour Odor Protection, Cedar & Patchouli Blend, Gentle on Sensitive Skin (Mountain Sage, 2.7 oz, 2-Pack)
 $15.95"""
 
-_DEODORANT_ITEM = """\
+DEODORANT_ITEM = """\
 [Back to Search]
 [< Prev]
 scent [assorted scents][bright citrus][calming lavender][ginger fresh][simply non-scents]
@@ -58,18 +58,18 @@ Rating: N.A.
 [Buy Now]"""
 
 EXAMPLES = f"""\
-{_DEODORANT_TASK}
+{DEODORANT_TASK}
 
 Action: search[3 ounce bright citrus deodorant sensitive skin]
 Observation:
-{_DEODORANT_RESULTS}
+{DEODORANT_RESULTS}
 
 Action: think[B078GWRC1J and B078GTKVXY are bright citrus deodorant less then 50 dollars. I can check B078GWRC1J first.]
 Observation: OK.
 
 Action: click[B078GWRC1J]
 Observation:
-{_DEODORANT_ITEM}
+{DEODORANT_ITEM}
 
 Action: think[For 3 ounce bottle of bright citrus deodorant for sensitive skin, the item has options 'bright citrus' and '3 ounce (pack of 1)' and seems good to buy.]
 Observation: OK.
@@ -83,23 +83,9 @@ Observation: You have clicked 3 ounce (pack of 1).
 Action: click[Buy Now]
 """
 
-ACT_TEMPLATE = """\
-Here is an example:
-{examples}
-{reflections}
-{task}
-
-{trajectory}Action:"""
-
-REFLECTIONS_HEADER = (
-    "Here are some reflections on previous trials in which you were unsuccessful in buying "
-    "the correct item, either because you did not find an item meeting all of the required "
-    "specifications or because you did not select the correct item. Carefully consider the "
-    "errors and make sure not to repeat the same mistakes.\n"
-)
 REFLECTION_TEMPLATE = "Reflection {index}: {reflection}\n"
 
-_CHIPS_TRIAL = """\
+CHIPS_TRIAL = """\
 WebShop
 Instruction:
 i am looking for dairy free and apple variety pack of chips, and price lower than 30.00 dollars
@@ -148,47 +134,7 @@ Observation: You have clicked 0.8 ounce (pack of 24).
 Action: click[Buy Now]
 """
 
-_CHIPS_REFLECTION = (
-    "In this attempt, I was unsuccessful. I accidentally bought a product that was $100, which "
-    "is more than my budget of $30. Either way, the initial search results were not good. Next "
-    "time, I will do search[\"variety pack of chips\"] and then check if the results meet the "
-    "dairy free and the $30 budget constraints. I will continue to refine my searches so that "
-    "I can find more products."
-)
-
-VALUE_EXAMPLES = f"""\
-{_CHIPS_TRIAL}
-Reflection: {_CHIPS_REFLECTION}
-Thus the correctness score is 5
-
-{_DEODORANT_TASK}
-
-Action: search[3 ounce bright citrus deodorant sensitive skin]
-Observation:
-{_DEODORANT_RESULTS}
-
-Action: think[B078GWRC1J and B078GTKVXY are bright citrus deodorant less then 50 dollars. I can check B078GWRC1J first.]
-Observation: OK.
-
-Reflection: Although the task is not yet complete, the first search is correct and returns relevant results. The thought is also logical and has potential to lead to the correct selection.
-Thus the correctness score is 9
-"""
-
-VALUE_TEMPLATE = """\
-Given an item to purchase and a trajectory that aims to buy an item that exactly matches the \
-specification, which corresponds to the ideal score of 1.0, analyze the following trajectory, \
-then at the last line conclude "Thus the correctness score is {{s}}", where s is an integer \
-from 1 to 10.
-
-Here are some examples
-
-{examples}
-{reflections}
-{task}
-
-{trajectory}Reflection:"""
-
-_BACON_TRIAL = """\
+BACON_TRIAL = """\
 WebShop
 Instruction:
 i need gluten free vegetarian smoked peppered bacon - 4 ounce (pack of 2), and price lower than 40.00 dollars
@@ -257,68 +203,6 @@ Observation: Invalid action!
 Action: click[Back to Search]
 """
 
-_BACON_REFLECTION = (
-    "In this attempt, I was unsuccessful. The initial search results were not the products "
-    "that I was looking for. Next time, I will do search[\"vegetarian bacon\"] for a broader "
-    "search. I will check that the new results will fulfill the gluten free and 4 ounce pack "
-    "of 2 constraints. I will continue to refine my searches so that I can find more products."
-)
-
-REFLECT_TEMPLATE = f"""\
-You are an advanced reasoning agent that can improve based on self refection. You will be \
-given a previous reasoning trial in which you were given access to an shopping website and a \
-specific type of item to buy. You were given access to relevant context and a item to \
-purchase. You were unsuccessful in buying the correct item either because you did not find an \
-item meeting all of the required specifications or because you did not select the correct \
-item. The ideal score is 1.0, and anything less is incorrect. In a few sentences, Diagnose a \
-possible reason for failure and devise a new, concise, high level plan that aims to mitigate \
-the same failure. Use complete sentences.
-Here are some examples:
-
-Previous Trial
-{_CHIPS_TRIAL.replace("{", "{{").replace("}", "}}")}
-STATUS: FAIL
-
-Reflection: {_CHIPS_REFLECTION}
-
-Previous Trial
-{_BACON_TRIAL.replace("{", "{{").replace("}", "}}")}
-STATUS: FAIL
-
-Reflection: {_BACON_REFLECTION}
-
-Previous Trial
-{{task}}
-
-{{trajectory}}STATUS: FAIL
-
-Reflection:"""
-
 VALUE_PATTERN = r"correctness score is\s*(\d+(?:\.\d+)?)"
 ACTION_PREFIX_PATTERN = r"^\s*(?:Action\s*\d*\s*:\s*)+"
 MAX_DEPTH = 15
-
-
-def prompt_pack() -> environment_pb2.PromptPack:
-    return environment_pb2.PromptPack(
-        instructions=INSTRUCTIONS,
-        examples=EXAMPLES,
-        act_template=ACT_TEMPLATE,
-        value_template=VALUE_TEMPLATE,
-        reflect_template=REFLECT_TEMPLATE,
-        step_template=STEP_TEMPLATE,
-        reflection_template=REFLECTION_TEMPLATE,
-        reflections_header=REFLECTIONS_HEADER,
-        value_examples=VALUE_EXAMPLES,
-        act_stop=["\n"],
-        value_stop=["\nWebShop\n", "\nInstruction:"],
-        value_pattern=VALUE_PATTERN,
-        value_min=1,
-        value_max=10,
-        act_max_tokens=96,
-        value_max_tokens=160,
-        reflect_max_tokens=160,
-        action_prefix_pattern=ACTION_PREFIX_PATTERN,
-        search_hints=environment_pb2.SearchHints(
-            max_depth=MAX_DEPTH, n_samples=5, iterations=30, simulate=True),
-    )

@@ -8,9 +8,11 @@ reflections.
   react      one trajectory, greedy (temperature 0 unless the request sets one).
   react_bok  up to k independently sampled trajectories (temperature 1 unless
              set); the first whose terminal reward reaches the environment's
-             success threshold ends the run. In honest mode no reward reveals
-             success, so all k run and the answer is the terminal state with
-             the highest reward.
+             success threshold ends the run, and so does a class of
+             stop_class_size equal answers that pass the environment's checks.
+             The answer is chosen by agreement (planner.answers): in honest
+             mode, where no reward reveals success, the answer most
+             trajectories gave.
 """
 
 from __future__ import annotations
@@ -31,4 +33,6 @@ class TrajectorySampler(Strategy):
             leaf, _ = await ctx.rollout(trial)
             if ctx.is_success(leaf):
                 return SearchResult(f"trajectory {trial} reached the success threshold")
+            if ctx.answer_settled():
+                return SearchResult(f"{ctx.config.stop_class_size} trajectories gave one answer")
         return SearchResult(f"{k} trajectories without success")

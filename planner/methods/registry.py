@@ -110,7 +110,9 @@ METHODS: dict[str, MethodSpec] = {spec.name: spec for spec in (
                defaults={"temperature": 0.0},
                fixed={**_NO_VALUE, "iterations": 1, "reflection": False}),
     MethodSpec("react_bok", TrajectorySampler,
-               "ReAct best of k: up to k sampled trajectories, the first success ends it",
+               "ReAct best of k: up to k sampled trajectories, the first success ends it; "
+               "the answer by agreement (in honest mode, the answer most trajectories gave)",
+               defaults={"answer_rule": "agreement"},
                fixed={**_NO_VALUE, "reflection": False}, anytime=True),
     MethodSpec("reflexion", ReflexionSearch,
                "Reflexion: up to k trials, a reflection kept in memory (at most 3 shown) "

@@ -9,7 +9,9 @@ import pytest
 
 from env_servers.core import InvalidRequest, InvalidTask, TaskNotFound
 from env_servers.webshop.domain import WebShopDomain
-from env_servers.webshop.prompts import EXAMPLES, VALUE_EXAMPLES
+from env_servers.webshop.prompts import DEODORANT_TASK, EXAMPLES
+from planner.prompting import PromptRenderer
+from planner.tree import Node
 from env_servers.webshop.settings import WebShopSettings
 
 
@@ -29,24 +31,31 @@ def test_description_and_search_hints(domain):
     assert all(pattern.match(example) for example in description.action_grammar.examples)
 
 
-def test_the_prompt_pack_is_the_papers(domain):
+def test_the_pack_is_the_papers_examples_as_turns(domain):
     pack = domain.describe().prompt_pack
     actions = re.findall(r"^Action: (\w+)\[", EXAMPLES, re.MULTILINE)
     assert actions == ["search", "think", "click", "think", "click", "click", "click"]
-    assert EXAMPLES.rstrip().endswith("Action: click[Buy Now]")
-    assert re.findall(r"Thus the correctness score is (\d+)", VALUE_EXAMPLES) == ["5", "9"]
-    rendered = pack.value_template.format(examples="E", reflections="", task="T",
-                                          trajectory="Action: x\nObservation: y\n\n")
-    assert 'conclude "Thus the correctness score is {s}"' in rendered
-    assert rendered.endswith("Action: x\nObservation: y\n\nReflection:")
-    assert re.search(pack.value_pattern, "Thus the correctness score is 7").group(1) == "7"
-    reflect = pack.reflect_template.format(task="T", trajectory="Action: x\n")
-    assert reflect.endswith("T\n\nAction: x\nSTATUS: FAIL\n\nReflection:")
-    assert reflect.count("STATUS: FAIL") == 3
-    act = pack.act_template.format(examples="E", reflections="", task="T", trajectory="")
-    assert act.endswith("T\n\nAction:")
-    used = {name for _, name, _, _ in string.Formatter().parse(pack.act_template) if name}
-    assert used == {"examples", "reflections", "task", "trajectory"}
+    turns = [(t.role, t.content) for t in pack.act_turns]
+    assert turns[0] == ("user", DEODORANT_TASK)
+    assert [text for role, text in turns if role == "assistant"][0] == (
+        "search[3 ounce bright citrus deodorant sensitive skin]")
+    assert turns[-1] == ("assistant", "click[Buy Now]")
+    assert [role for role, _ in turns] == ["user", "assistant"] * 7
+    verdicts = [t.content for t in pack.value_turns if t.role == "assistant"]
+    scores = [int(re.search(pack.value_pattern, v).group(1)) for v in verdicts]
+    assert min(scores) <= 2 and max(scores) == 10 and all("\n" not in v for v in verdicts)
+    renderer = PromptRenderer(pack, DEODORANT_TASK)
+    renderer.validate()
+    child = Node(id="0.0", parent=Node(id="0"), depth=1, action="search[deodorant]",
+                 observation="[Back to Search]\nPage 1 (Total results: 50)")
+    act = renderer.act(child, ["Check the price."])
+    assert act[-3][1].startswith("Notes from your earlier trials") and act[-3][1].endswith(
+        DEODORANT_TASK)
+    assert act[-2:] == (("assistant", "search[deodorant]"),
+                        ("user", "[Back to Search]\nPage 1 (Total results: 50)"))
+    value = renderer.value(child, [])[-1][1]
+    assert value.startswith(DEODORANT_TASK + "\n\nAction: search[deodorant]\nObservation: ")
+    assert value.endswith("10 the matching item is bought with the right options).")
 
 
 def test_the_examples_observations_look_like_this_shops(domain, shop):
