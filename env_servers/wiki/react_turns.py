@@ -58,15 +58,15 @@ Question: Were Pavel Urysohn and Leonid Levin known for the same type of work?
 Thought 1: I need to search Pavel Urysohn and Leonid Levin, find their types of work, then find if they are the same.
 Action 1: Search[Pavel Urysohn]
 Observation 1: Pavel Samuilovich Urysohn (February 3, 1898 – August 17, 1924) was a Soviet mathematician who is best known for his contributions in dimension theory.""",
-     "Urysohn is a mathematician, half of what is needed; searching Leonid Levin next "
-     "would finish it. Thus the correctness score is 7"),
+     "The question asks whether both did the same work; Urysohn is a mathematician, and "
+     "searching Leonid Levin next would settle it. Thus the correctness score is 7"),
     ("""\
 Question: Were Pavel Urysohn and Leonid Levin known for the same type of work?
 Thought 1: Both are famous scientists, so the answer is yes.
 Action 1: Finish[yes]
 Observation 1: Episode finished.""",
-     "The answer is a guess: no observation says what either man worked on. "
-     "Thus the correctness score is 3"),
+     "The question asks whether both did the same work, but the answer is a guess: no "
+     "observation says what either man worked on. Thus the correctness score is 3"),
     ("""\
 Question: Musician and satirist Allie Goertz wrote a song about the "The Simpsons" character Milhouse, who Matt Groening named after who?
 Thought 1: I need to search Milhouse and find who it is named after.
@@ -78,8 +78,18 @@ Observation 2: (Result 1 / 1) Milhouse was named after U.S. president Richard Ni
 Thought 3: Milhouse was named after U.S. president Richard Nixon, so the answer is Richard Nixon.
 Action 3: Finish[Richard Nixon]
 Observation 3: Episode finished.""",
-     "Observation 2 states that Milhouse was named after Richard Nixon, and that is the "
-     "answer given. Thus the correctness score is 10"),
+     "The question asks who Milhouse was named after; observation 2 says Richard Nixon, "
+     "and that is the answer given. Thus the correctness score is 10"),
+    ("""\
+Question: The Oberoi family is part of a hotel company that has a head office in what city?
+Thought 1: I need to search the Oberoi family and find the hotel company's head office.
+Action 1: Search[Oberoi family]
+Observation 1: The Oberoi family is an Indian family that is famous for its involvement in hotels, namely through The Oberoi Group.
+Thought 2: The Oberoi family is famous for hotels, so the answer is hotels.
+Action 2: Finish[hotels]
+Observation 2: Episode finished.""",
+     "The question asks for a city, but the answer given is not a city, and no observation "
+     "names the head office. Thus the correctness score is 1"),
     ("""\
 Question: Which documentary is about Finnish rock groups, Adam Clayton Powell or The Saimaa Gesture?
 Thought 1: I need to search Adam Clayton Powell and The Saimaa Gesture.
@@ -88,8 +98,9 @@ Observation 1: Could not find [Adam Clayton Powell]. Similar: ['Adam Clayton Pow
 Thought 2: I will search Adam Clayton Powell again.
 Action 2: Search[Adam Clayton Powell]
 Observation 2: Could not find [Adam Clayton Powell]. Similar: ['Adam Clayton Powell III', 'Seventh Avenue (Manhattan)', 'Adam Clayton Powell Jr. State Office Building', 'Isabel Washington Powell', 'Adam Clayton Powell (film)'].""",
-     "It repeats a search that failed instead of trying 'Adam Clayton Powell (film)' from "
-     "the suggestions. Thus the correctness score is 2"),
+     "The question asks which film is about Finnish rock groups; the trajectory repeats a "
+     "search that failed instead of trying 'Adam Clayton Powell (film)' from the "
+     "suggestions. Thus the correctness score is 2"),
 ]
 
 REFLECT_REQUEST = (
