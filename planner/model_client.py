@@ -12,6 +12,7 @@ from __future__ import annotations
 import abc
 import asyncio
 import time
+from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
@@ -66,12 +67,24 @@ class BudgetExhausted(Exception):
     """The run's model budget is spent; the search must stop."""
 
 
+def call_kind(params: SamplingParams) -> str:
+    """What a call is for (RunResult.calls_by_kind): its purpose, and for actions
+    whether they were sampled at the root (node "0": its draws "0#k", its greedy
+    attempt "0@greedy") or deeper."""
+    if params.purpose != "act":
+        return params.purpose or "other"
+    node = params.key.split("#")[0].split("@")[0]
+    return "act:root" if node == "0" else "act:deeper"
+
+
 class ModelClient(abc.ABC):
-    """Generates completions; accumulates usage in `self.usage`."""
+    """Generates completions; accumulates usage in `self.usage`, and the calls made
+    by kind (call_kind) in `self.calls_by_kind`."""
 
     def __init__(self) -> None:
         self.usage = UsageTotals()
         self.busy = BusyClock()   # wall time spent waiting for the model
+        self.calls_by_kind: Counter[str] = Counter()
 
     @abc.abstractmethod
     async def complete(self, messages: Sequence[tuple[str, str]], params: SamplingParams) -> list[str]:
@@ -123,6 +136,7 @@ class GatewayModel(ModelClient):
 
     async def complete(self, messages, params: SamplingParams) -> list[str]:
         self._check_budget()
+        self.calls_by_kind[call_kind(params)] += 1
         self._in_flight += 1
         try:
             with self.busy:

@@ -221,6 +221,7 @@ def finished_result(run: pb.Run, outcome: SearchOutcome, search: Search, model: 
     result.usage.prompt_tokens = model.usage.prompt_tokens
     result.usage.completion_tokens = model.usage.completion_tokens
     result.usage.cached_prompt_tokens = model.usage.cached_prompt_tokens
+    result.calls_by_kind.update(model.calls_by_kind)
     if outcome.answer is not None:
         result.answer_node_id = outcome.answer.id
         result.actions.extend(n.action for n in outcome.answer.trajectory())

@@ -14,6 +14,8 @@ always be checked against the stored rows. Fields:
   calls prompt_tokens completion_tokens model usage of the run
   cached_prompt_tokens                  of the prompt tokens, those the backend's prompt
                                         cache served
+  calls_by_kind                         the calls by kind: act:root, act:deeper, value,
+                                        reflect, cot, setup
   iterations nodes_expanded nodes wall_seconds
   actions final_observation error run_id session finished_at
   answer_node_id greedy_node_id         the answer's node, and the greedy first attempt's
@@ -69,6 +71,7 @@ def record_from_result(job: Job, result: pb.RunResult, run_id: str, session: int
         "calls": result.usage.calls, "prompt_tokens": result.usage.prompt_tokens,
         "completion_tokens": result.usage.completion_tokens,
         "cached_prompt_tokens": result.usage.cached_prompt_tokens,
+        "calls_by_kind": dict(result.calls_by_kind),
         "iterations": result.iterations, "nodes_expanded": result.nodes_expanded,
         "nodes": result.nodes, "wall_seconds": round(result.wall_seconds, 3),
         "actions": list(result.actions), "final_observation": result.final_observation,

@@ -55,3 +55,13 @@ async def test_a_call_cancelled_in_flight_still_counts_as_a_call():
         with pytest.raises(asyncio.CancelledError):
             await call
     assert model.usage.calls == 1 and model.usage.prompt_tokens == 0
+
+
+def test_calls_are_counted_by_kind_root_or_deeper_actions_values_and_reflections():
+    from planner.model_client import SamplingParams, call_kind
+
+    kinds = [call_kind(SamplingParams(purpose=p, key=k)) for p, k in (
+        ("act", "0"), ("act", "0#2"), ("act", "0@greedy"), ("act", "0.1"), ("act", "0.1#3"),
+        ("act", "0.2@1#1"), ("value", "0.1"), ("reflect", "0.1.0"), ("cot", "0@0"),
+        ("setup", "setup"))]
+    assert kinds == ["act:root"] * 3 + ["act:deeper"] * 3 + ["value", "reflect", "cot", "setup"]
