@@ -41,6 +41,7 @@ MAX_EXAMPLES_READ = 32
 MAX_VALUE_CHARS = 2000          # a probe argument's repr, at most
 OUTPUT_PREFIX = "# output: "
 _PROBE_SUFFIX = " is NotImplemented"
+_RAISED_AT = re.compile(r"\s*\[line \d+\]$")   # where it was raised: no part of behaviour
 
 Call = tuple[tuple[object, ...], tuple[tuple[str, object], ...]]
 
@@ -86,7 +87,7 @@ def canonical_outcome(outcome: TestOutcome) -> str:
         return "value NotImplemented"
     if detail.startswith(OUTPUT_PREFIX):
         return "value " + canonical_value_text(detail[len(OUTPUT_PREFIX):])
-    return "raised " + detail.split(":", 1)[0].strip()
+    return "raised " + _RAISED_AT.sub("", detail).split(":", 1)[0].strip()
 
 
 def canonical_value_text(text: str) -> str:

@@ -101,3 +101,12 @@ async def test_a_program_that_hangs_on_a_probe_still_gets_a_key_and_its_test_ver
 async def test_invalid_actions_have_no_key(domain):
     step = await domain.step(reset(domain).state, "no code here at all")
     assert step.invalid_action and step.answer_key == ""
+
+
+def test_where_an_exception_was_raised_is_no_part_of_the_behaviour():
+    from env_servers.coderunner.probes import canonical_outcome
+    from env_servers.sandbox.base import TestOutcome
+
+    outcomes = [TestOutcome(test="t", passed=False, detail=detail) for detail in (
+        "ValueError [line 3]", "ValueError [line 9]", "ValueError: bad [line 2]", "ValueError")]
+    assert {canonical_outcome(o) for o in outcomes} == {"raised ValueError"}
