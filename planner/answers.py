@@ -46,6 +46,8 @@ class AnswerBook:
         self.greedy: Node | None = None
         self.repeats_merged = 0
         self.reason = ""
+        self.preferred: Node | None = None    # a member of the class the tie-break chose
+        self.tie_note = ""
 
     # -------------------------------------------------------------- repeats
     def repeat_of_text(self, action: str, parent: Node) -> Node | None:
@@ -95,12 +97,15 @@ class AnswerBook:
         classes = self.passing_classes()
         greedy = self.greedy
         if classes:
-            best = max(classes, key=lambda members: (_votes(members), greedy in members,
-                                                     max(node.value for node in members)))
+            preferred = next((members for members in classes if self.preferred in members), None)
+            best = preferred or max(classes, key=lambda members: (
+                _votes(members), greedy in members, max(node.value for node in members)))
             chosen = greedy if greedy in best else best[0]
-            self.reason = (f"the largest of {len(classes)} classes of answers that pass the "
-                           f"environment's checks ({_votes(best)} samples"
-                           + (", the greedy attempt among them)" if greedy in best else ")"))
+            self.reason = (f"the {'chosen' if preferred else 'largest'} of {len(classes)} "
+                           f"classes of answers that pass the environment's checks "
+                           f"({_votes(best)} samples"
+                           + (", the greedy attempt among them)" if greedy in best else ")")
+                           + (f"; {self.tie_note}" if self.tie_note else ""))
             return chosen
         if greedy is not None and not greedy.invalid_action and self._ctx.complete_answer_actions:
             self.reason = "no answer passed the environment's checks: the greedy attempt"

@@ -32,7 +32,7 @@ PAPER_DEFAULTS = dict(
     temperature=1.0, max_reflections=3, value_samples=1, lm_value=True, parallel=1,
     greedy_first=False, answer_rule="value", dedup=False, stop_class_size=1,
     agreement_weight=0.0, lazy_reflection=False, widening=0.0, greedy_gate=False,
-    branching="uct", wider_prior=0.5, deeper_prior=0.5, prior_strength=1.0,
+    branching="uct", wider_prior=0.5, deeper_prior=0.5, prior_strength=1.0, tie_break=False,
 )
 
 
@@ -71,7 +71,7 @@ def _requested(request: pb.SearchConfig) -> dict:
             values[name] = getattr(request, name)
     for name in ("exploration_weight", "value_weight", "reflection", "simulate", "lm_value",
                  "greedy_first", "dedup", "agreement_weight", "lazy_reflection", "widening",
-                 "greedy_gate", "wider_prior", "deeper_prior", "prior_strength"):
+                 "greedy_gate", "wider_prior", "deeper_prior", "prior_strength", "tie_break"):
         if request.HasField(name):
             values[name] = getattr(request, name)
     return values
@@ -146,5 +146,5 @@ def to_proto(config: LatsConfig, request: pb.SearchConfig) -> pb.SearchConfig:
         lazy_reflection=config.lazy_reflection, widening=config.widening,
         greedy_gate=config.greedy_gate, branching=config.branching,
         wider_prior=config.wider_prior, deeper_prior=config.deeper_prior,
-        prior_strength=config.prior_strength,
+        prior_strength=config.prior_strength, tie_break=config.tie_break,
     )

@@ -50,6 +50,7 @@ from planner.events import EventSink
 from planner.model_client import ModelClient, SamplingParams
 from planner.prompting import PromptRenderer, action_key, clean_action
 from planner.search_config import LatsConfig
+from planner.tie_break import break_tie
 from planner.transcript import split_transcript
 from planner.tree import Node, mark_exhausted, reopen
 
@@ -213,6 +214,7 @@ class SearchContext:
             child.state = stepped.state
             child.answer_key = "" if stepped.invalid_action else stepped.answer_key
             child.state_key = "" if stepped.invalid_action else stepped.state_key
+            child.answer_facets = {} if stepped.invalid_action else dict(stepped.answer_facets)
 
     async def evaluate(self, child: Node, lm: bool = True) -> None:
         """Sets the child's value (and LM score) and counts it as its first visit: an
@@ -563,6 +565,11 @@ class SearchContext:
                 and node is not self.root and not node.invalid_action and not node.reflection
                 and not self.is_success(node)):
             await self.reflect(node)
+
+    async def break_ties(self) -> None:
+        """Before the answer is chosen: the model's judgment between close classes of
+        answers (planner.tie_break), noted in the answer's reason."""
+        self.answers.tie_note = await break_tie(self)
 
     def answer_settled(self) -> bool:
         """With answer_rule "agreement": a class of passing answers is big enough to stop."""

@@ -83,6 +83,7 @@ class Stepped:
     state: EnvState
     answer_key: str = ""
     state_key: str = ""
+    answer_facets: tuple[tuple[str, str], ...] = ()     # (name, value), in the server's order
 
     @classmethod
     def refused(cls, state: EnvState, why: str) -> Stepped:

@@ -55,11 +55,14 @@ class PromptRenderer:
             unknown = placeholders(getattr(self.pack, field)) - allowed - {"action", "observation", "index", "reflection"}
             if unknown:
                 raise PromptPackError(f"{field} uses unknown placeholders {sorted(unknown)}")
+        unknown = placeholders(self.pack.compare_template) - allowed - {"facet", "options"}
+        if unknown:
+            raise PromptPackError(f"compare_template uses unknown placeholders {sorted(unknown)}")
         unknown = placeholders(self.pack.observation_turn) - OBSERVATION_TURN_PLACEHOLDERS
         if unknown:
             raise PromptPackError(f"observation_turn uses unknown placeholders {sorted(unknown)}; "
                                   f"it may use {sorted(OBSERVATION_TURN_PLACEHOLDERS)}")
-        for field in ("act_turns", "value_turns", "reflect_turns"):
+        for field in ("act_turns", "value_turns", "reflect_turns", "compare_turns"):
             roles = {turn.role for turn in getattr(self.pack, field)}
             if roles - TURN_ROLES:
                 raise PromptPackError(f"{field} has turns of role {sorted(roles - TURN_ROLES)}; "
@@ -144,6 +147,11 @@ class PromptRenderer:
             outcome=node.observation,
             step=str(node.depth + 1),
         )
+
+    def compare(self, facet: str, options: str) -> Messages:
+        """Which of the `options` (labelled lines) is right for `facet` (planner.tie_break)."""
+        return self._messages(self.pack.compare_template, self.pack.compare_turns,
+                              facet=facet, options=options)
 
     def setup(self) -> Messages:
         return self._messages(self.pack.setup_template, examples=self.pack.examples)

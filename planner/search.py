@@ -145,6 +145,7 @@ async def _episode(ctx: SearchContext, strategy: Strategy) -> SearchOutcome:
     outcome.iterations = ctx.iterations
     if ctx.root is not None:
         if outcome.answer is None:
+            await ctx.break_ties()
             outcome.answer = strategy.choose_answer(ctx)
             outcome.answer_reason = ctx.answers.reason
         if outcome.answer is not None and ctx.is_success(outcome.answer):

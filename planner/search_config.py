@@ -52,3 +52,4 @@ class LatsConfig:
     wider_prior: float = 0.5                # adaptive: Beta mean of a new sample's graded reward
     deeper_prior: float = 0.5               # adaptive: ... of a refinement (0 = never: best-of-n)
     prior_strength: float = 1.0             # adaptive: pseudo-observations in each prior
+    tie_break: bool = False                 # agreement: the model judges close classes

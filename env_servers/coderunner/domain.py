@@ -38,7 +38,7 @@ from env_servers.coderunner.config import CodeRunnerConfig
 from env_servers.coderunner.extraction import NoCodeFound, extract_program
 from env_servers.coderunner.feedback import compile_error, observation, program_problem
 from env_servers.coderunner.internal_tests import docstring_examples, parse_asserts, smoke_test
-from env_servers.coderunner.probes import behaviour_key, probe_tests
+from env_servers.coderunner.probes import behaviour_facets, behaviour_key, probe_tests
 from env_servers.coderunner.problems import Problem
 from env_servers.coderunner.sandbox_metrics import observed_run
 from env_servers.coderunner.prompts import INTERNAL_TESTS_OPTION, prompt_pack
@@ -153,7 +153,7 @@ class CodeRunnerDomain(Domain):
         except NoCodeFound as error:
             return StepOutcome(state, str(error), invalid_action=True)
         tests = tuple(state["tests"])
-        result, key = await asyncio.gather(
+        result, (key, facets) = await asyncio.gather(
             self._run(program, tests, self.config.step_limits, "step", problem.entry_point,
                       problem.setup),
             self._behaviour_key(problem, program))
@@ -170,7 +170,7 @@ class CodeRunnerDomain(Domain):
             info["hidden_passed"] = terminated
         new_state = dict(state, program=program, observation=text, passed=passed)
         return StepOutcome(new_state, text, reward=reward, terminated=terminated, info=info,
-                           answer_key=key)
+                           answer_key=key, answer_facets=facets)
 
     def observation_of(self, state: State) -> str:
         return state["observation"]
@@ -237,14 +237,16 @@ class CodeRunnerDomain(Domain):
             observed.status, observed.all_passed = result.status, result.all_passed
         return result
 
-    async def _behaviour_key(self, problem: Problem, program: str) -> str:
-        """The program's answer key: its outcomes on the task's probe inputs."""
+    async def _behaviour_key(self, problem: Problem, program: str
+                             ) -> tuple[str, tuple[tuple[str, str], ...]]:
+        """The program's answer key (its outcomes on the task's probe inputs) and the
+        facets it is made of (each probe call and the program's outcome on it)."""
         probes = probe_tests(problem.prompt, problem.entry_point)
         if not probes:
-            return ""
+            return "", ()
         result = await self._run(program, probes, self.config.probe_limits, "probe",
                                  problem.entry_point, problem.setup)
-        return behaviour_key(result)
+        return behaviour_key(result), behaviour_facets(probes, result)
 
     async def _hidden_run(self, problem: Problem, program: str) -> RunResult:
         return await self._run(program, problem.hidden_tests, self.config.score_limits, "hidden",

@@ -80,6 +80,25 @@ def behaviour_key(result: RunResult) -> str:
     return answer_key("probes", [canonical_outcome(outcome) for outcome in result.tests])
 
 
+def behaviour_facets(probes: tuple[str, ...], result: RunResult) -> tuple[tuple[str, str], ...]:
+    """(probe call, canonical outcome) for each probe of a run that ran (the facets the
+    key is made of: StepResult.answer_facets); none for a run that did not."""
+    if result.status != STATUS_OK:
+        return ()
+    return tuple((_call_text(probe), _shown(canonical_outcome(outcome)))
+                 for probe, outcome in zip(probes, result.tests))
+
+
+def _call_text(probe: str) -> str:
+    return probe.removeprefix("assert ").removesuffix(_PROBE_SUFFIX)
+
+
+def _shown(outcome: str) -> str:
+    """`value 3` -> `3`, `raised ValueError` -> `raises ValueError`."""
+    kind, _, rest = outcome.partition(" ")
+    return rest if kind == "value" else f"raises {rest}"
+
+
 def canonical_outcome(outcome: TestOutcome) -> str:
     """A probe's outcome as `==` would compare it: the value returned, or the exception type."""
     detail = outcome.detail

@@ -198,6 +198,35 @@ SEARCH_HINTS = environment_pb2.SearchHints(
 )
 
 VALUE_PATTERN = r"correctness score is\s*(\d+(?:\.\d+)?)"
+
+# Choosing between programs that pass the examples but disagree (S*): which value
+# is right for one probe call, judged from the statement (planner.tie_break).
+COMPARE_TEMPLATE = """\
+[function signature and docstring]:
+{task}
+
+Implementations of this function disagree on the call below. Work out what the \
+docstring requires for this exact call, then say which output is right.
+
+[call]:
+{facet}
+
+[outputs]:
+{options}
+
+Reply with one or two sentences of reasoning, then "Answer: X", X being the letter of \
+the right output."""
+COMPARE_TURNS = [
+    environment_pb2.ChatTurn(role="user", content=COMPARE_TEMPLATE.format(
+        task='def count_vowels(s: str) -> int:\n    """Return how many of the letters in s '
+             'are vowels (a, e, i, o, u), in either case.\n    >>> count_vowels(\'hello\')\n'
+             '    2\n    """',
+        facet="count_vowels('AEIOU xyz')",
+        options="A. 0\nB. 5")),
+    environment_pb2.ChatTurn(role="assistant", content=(
+        "Upper-case vowels count too, so the five letters A, E, I, O, U give 5. Answer: B")),
+]
+COMPARE_PATTERN = r"Answer:\s*\(?([A-Za-z])\b"
 ATTEMPT_PREFIX_PATTERN = r"^\s*\[attempt \d+\]:?\s*"
 
 
@@ -230,4 +259,9 @@ def prompt_pack(internal_tests: int) -> environment_pb2.PromptPack:
         reflect_stop=REFLECT_STOP,
         search_hints=SEARCH_HINTS,
         paper_search_hints=PAPER_SEARCH_HINTS,
+        compare_template=COMPARE_TEMPLATE,
+        compare_turns=COMPARE_TURNS,
+        compare_pattern=COMPARE_PATTERN,
+        compare_stop=["\n\n\n", "[function signature"],
+        compare_max_tokens=128,
     )

@@ -13,6 +13,8 @@ from __future__ import annotations
 import hashlib
 import json
 
+from lats_pb import environment_pb2
+
 MAX_KEY_CHARS = 128
 _DIGEST_CHARS = 32
 
@@ -22,6 +24,22 @@ def answer_key(*parts: object) -> str:
     canonical = json.dumps(parts, sort_keys=True, separators=(",", ":"), ensure_ascii=True,
                            default=repr)
     return hashlib.sha256(canonical.encode()).hexdigest()[:_DIGEST_CHARS]
+
+
+MAX_FACETS = 16
+MAX_FACET_CHARS = 200
+
+
+def checked_facets(facets) -> list[environment_pb2.AnswerFacet]:
+    """A step's answer facets as sent: at most MAX_FACETS, names and values clipped
+    to MAX_FACET_CHARS (never raises)."""
+    return [environment_pb2.AnswerFacet(name=_clipped(name), value=_clipped(value))
+            for name, value in list(facets)[:MAX_FACETS]]
+
+
+def _clipped(text: object) -> str:
+    text = str(text)
+    return text if len(text) <= MAX_FACET_CHARS else text[:MAX_FACET_CHARS - 3] + "..."
 
 
 def checked_answer_key(key: str) -> str:

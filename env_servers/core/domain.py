@@ -98,6 +98,10 @@ class StepOutcome:
     for none. The servicer sends a digest of the domain's name, version and
     this key, so keys are equal on every replica of one version and never
     equal across versions. A domain that sets them states `facts.state_keys`.
+
+    `answer_facets` are (name, value) pairs showing what the answer is made of
+    (StepResult.answer_facets; e.g. probe calls and the values returned), in
+    the order a planner should ask about them; sent only with an answer key.
     """
 
     state: State
@@ -108,6 +112,7 @@ class StepOutcome:
     info: Mapping[str, Any] = field(default_factory=dict)
     answer_key: str = ""
     state_key: str = ""
+    answer_facets: tuple[tuple[str, str], ...] = ()
 
 
 @dataclass(frozen=True)

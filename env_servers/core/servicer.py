@@ -27,7 +27,7 @@ from lats_runtime import reward_modes
 from lats_runtime.finite import non_finite_at
 from lats_runtime.quoting import quoted
 
-from env_servers.core.answer_keys import answer_key, checked_answer_key
+from env_servers.core.answer_keys import answer_key, checked_answer_key, checked_facets
 from env_servers.core.domain import Domain, ResetOutcome, State
 from env_servers.core.errors import EnvError, FailedPrecondition, InvalidRequest
 from env_servers.core.metrics import STEP_SECONDS, STEPS, step_outcome
@@ -272,6 +272,8 @@ class EnvironmentServicer(environment_pb2_grpc.EnvironmentServicer):
             state_key=("" if outcome.invalid_action or not outcome.state_key else
                        answer_key("state", self.domain.name, self.domain.version,
                                   outcome.state_key)),
+            answer_facets=[] if outcome.invalid_action or not outcome.answer_key else
+            checked_facets(outcome.answer_facets),
         )
         return result, after
 

@@ -53,6 +53,7 @@ OPTION_FIELDS = {
     "wider": ("wider_prior", float),
     "deeper": ("deeper_prior", float),
     "prior_weight": ("prior_strength", float),
+    "tiebreak": ("tie_break", _flag),
 }
 
 

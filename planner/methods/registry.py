@@ -37,10 +37,10 @@ _NO_VALUE = {"n_samples": 1, "complete_answer_actions": False}
 # The paper's algorithm (Zhou et al., 2024), as its code runs it.
 _PAPER = {"greedy_first": False, "answer_rule": "value", "dedup": False, "stop_class_size": 1,
           "agreement_weight": 0.0, "lazy_reflection": False, "greedy_gate": False,
-          "branching": "uct"}
+          "branching": "uct", "tie_break": False}
 # What this platform adds to it (README, "How lats differs from the paper").
 _PLATFORM = {"greedy_first": True, "greedy_gate": True, "answer_rule": "agreement",
-             "dedup": True, "lazy_reflection": True, "branching": "adaptive"}
+             "dedup": True, "lazy_reflection": True, "branching": "adaptive", "tie_break": True}
 
 
 @dataclass(frozen=True)

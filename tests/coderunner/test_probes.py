@@ -110,3 +110,32 @@ def test_where_an_exception_was_raised_is_no_part_of_the_behaviour():
     outcomes = [TestOutcome(test="t", passed=False, detail=detail) for detail in (
         "ValueError [line 3]", "ValueError [line 9]", "ValueError: bad [line 2]", "ValueError")]
     assert {canonical_outcome(o) for o in outcomes} == {"raised ValueError"}
+
+
+async def test_a_steps_facets_are_its_probe_calls_and_its_values_on_them(domain):
+    state = reset(domain).state
+    problem = domain.tasks.get(state["task_id"])
+    step = await domain.step(state, "def add(x, y):\n    return x * y\n")
+    calls = [call_of(p) for p in probe_tests(problem.prompt, problem.entry_point)]
+    assert [name for name, _ in step.answer_facets] == calls, "from the statement alone"
+    assert dict(step.answer_facets)["add(2, 3)"] == "6"
+    divide = await domain.step(state, "def add(x, y):\n    return x // (y - 3)\n")
+    assert dict(divide.answer_facets)["add(2, 3)"] == "raises ZeroDivisionError"
+    broken = await domain.step(state, "def add(x, y):\n    return (\n")
+    assert broken.answer_facets == ()
+
+
+async def test_facets_never_depend_on_the_hidden_tests(domain):
+    import dataclasses
+
+    state = reset(domain).state
+    problem = domain.tasks.get(state["task_id"])
+    before = await domain.step(state, "def add(x, y):\n    return x + y\n")
+    domain.tasks._by_id[problem.task_id] = dataclasses.replace(
+        problem, hidden_tests=("assert add(100, 200) == 300",))
+    try:
+        after = await domain.step(state, "def add(x, y):\n    return x + y\n")
+    finally:
+        domain.tasks._by_id[problem.task_id] = problem
+    assert after.answer_facets == before.answer_facets
+    assert all("100" not in name for name, _ in after.answer_facets)

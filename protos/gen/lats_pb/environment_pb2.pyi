@@ -108,7 +108,7 @@ class ChatTurn(_message.Message):
     def __init__(self, role: _Optional[str] = ..., content: _Optional[str] = ...) -> None: ...
 
 class PromptPack(_message.Message):
-    __slots__ = ("instructions", "examples", "act_template", "value_template", "reflect_template", "step_template", "reflection_template", "reflections_header", "value_examples", "act_stop", "value_stop", "value_pattern", "value_min", "value_max", "act_max_tokens", "value_max_tokens", "reflect_max_tokens", "action_prefix_pattern", "setup_template", "setup_option_key", "setup_max_tokens", "variables", "search_hints", "setup_stop", "reflect_stop", "paper_search_hints", "act_turns", "value_turns", "reflect_turns", "observation_turn")
+    __slots__ = ("instructions", "examples", "act_template", "value_template", "reflect_template", "step_template", "reflection_template", "reflections_header", "value_examples", "act_stop", "value_stop", "value_pattern", "value_min", "value_max", "act_max_tokens", "value_max_tokens", "reflect_max_tokens", "action_prefix_pattern", "setup_template", "setup_option_key", "setup_max_tokens", "variables", "search_hints", "setup_stop", "reflect_stop", "paper_search_hints", "act_turns", "value_turns", "reflect_turns", "observation_turn", "compare_template", "compare_turns", "compare_pattern", "compare_stop", "compare_max_tokens")
     class VariablesEntry(_message.Message):
         __slots__ = ("key", "value")
         KEY_FIELD_NUMBER: _ClassVar[int]
@@ -146,6 +146,11 @@ class PromptPack(_message.Message):
     VALUE_TURNS_FIELD_NUMBER: _ClassVar[int]
     REFLECT_TURNS_FIELD_NUMBER: _ClassVar[int]
     OBSERVATION_TURN_FIELD_NUMBER: _ClassVar[int]
+    COMPARE_TEMPLATE_FIELD_NUMBER: _ClassVar[int]
+    COMPARE_TURNS_FIELD_NUMBER: _ClassVar[int]
+    COMPARE_PATTERN_FIELD_NUMBER: _ClassVar[int]
+    COMPARE_STOP_FIELD_NUMBER: _ClassVar[int]
+    COMPARE_MAX_TOKENS_FIELD_NUMBER: _ClassVar[int]
     instructions: str
     examples: str
     act_template: str
@@ -176,7 +181,12 @@ class PromptPack(_message.Message):
     value_turns: _containers.RepeatedCompositeFieldContainer[ChatTurn]
     reflect_turns: _containers.RepeatedCompositeFieldContainer[ChatTurn]
     observation_turn: str
-    def __init__(self, instructions: _Optional[str] = ..., examples: _Optional[str] = ..., act_template: _Optional[str] = ..., value_template: _Optional[str] = ..., reflect_template: _Optional[str] = ..., step_template: _Optional[str] = ..., reflection_template: _Optional[str] = ..., reflections_header: _Optional[str] = ..., value_examples: _Optional[str] = ..., act_stop: _Optional[_Iterable[str]] = ..., value_stop: _Optional[_Iterable[str]] = ..., value_pattern: _Optional[str] = ..., value_min: _Optional[float] = ..., value_max: _Optional[float] = ..., act_max_tokens: _Optional[int] = ..., value_max_tokens: _Optional[int] = ..., reflect_max_tokens: _Optional[int] = ..., action_prefix_pattern: _Optional[str] = ..., setup_template: _Optional[str] = ..., setup_option_key: _Optional[str] = ..., setup_max_tokens: _Optional[int] = ..., variables: _Optional[_Mapping[str, str]] = ..., search_hints: _Optional[_Union[SearchHints, _Mapping]] = ..., setup_stop: _Optional[_Iterable[str]] = ..., reflect_stop: _Optional[_Iterable[str]] = ..., paper_search_hints: _Optional[_Union[SearchHints, _Mapping]] = ..., act_turns: _Optional[_Iterable[_Union[ChatTurn, _Mapping]]] = ..., value_turns: _Optional[_Iterable[_Union[ChatTurn, _Mapping]]] = ..., reflect_turns: _Optional[_Iterable[_Union[ChatTurn, _Mapping]]] = ..., observation_turn: _Optional[str] = ...) -> None: ...
+    compare_template: str
+    compare_turns: _containers.RepeatedCompositeFieldContainer[ChatTurn]
+    compare_pattern: str
+    compare_stop: _containers.RepeatedScalarFieldContainer[str]
+    compare_max_tokens: int
+    def __init__(self, instructions: _Optional[str] = ..., examples: _Optional[str] = ..., act_template: _Optional[str] = ..., value_template: _Optional[str] = ..., reflect_template: _Optional[str] = ..., step_template: _Optional[str] = ..., reflection_template: _Optional[str] = ..., reflections_header: _Optional[str] = ..., value_examples: _Optional[str] = ..., act_stop: _Optional[_Iterable[str]] = ..., value_stop: _Optional[_Iterable[str]] = ..., value_pattern: _Optional[str] = ..., value_min: _Optional[float] = ..., value_max: _Optional[float] = ..., act_max_tokens: _Optional[int] = ..., value_max_tokens: _Optional[int] = ..., reflect_max_tokens: _Optional[int] = ..., action_prefix_pattern: _Optional[str] = ..., setup_template: _Optional[str] = ..., setup_option_key: _Optional[str] = ..., setup_max_tokens: _Optional[int] = ..., variables: _Optional[_Mapping[str, str]] = ..., search_hints: _Optional[_Union[SearchHints, _Mapping]] = ..., setup_stop: _Optional[_Iterable[str]] = ..., reflect_stop: _Optional[_Iterable[str]] = ..., paper_search_hints: _Optional[_Union[SearchHints, _Mapping]] = ..., act_turns: _Optional[_Iterable[_Union[ChatTurn, _Mapping]]] = ..., value_turns: _Optional[_Iterable[_Union[ChatTurn, _Mapping]]] = ..., reflect_turns: _Optional[_Iterable[_Union[ChatTurn, _Mapping]]] = ..., observation_turn: _Optional[str] = ..., compare_template: _Optional[str] = ..., compare_turns: _Optional[_Iterable[_Union[ChatTurn, _Mapping]]] = ..., compare_pattern: _Optional[str] = ..., compare_stop: _Optional[_Iterable[str]] = ..., compare_max_tokens: _Optional[int] = ...) -> None: ...
 
 class SearchHints(_message.Message):
     __slots__ = ("max_depth", "n_samples", "iterations", "simulate", "root_samples", "reflect_each_failure", "reward_in_value", "value_weight", "temperature", "reflection", "widening", "stop_class_size")
@@ -288,7 +298,7 @@ class StepResponse(_message.Message):
     def __init__(self, results: _Optional[_Iterable[_Union[StepResult, _Mapping]]] = ...) -> None: ...
 
 class StepResult(_message.Message):
-    __slots__ = ("observation", "reward", "terminated", "truncated", "invalid_action", "info", "steps", "answer_key", "snapshot", "state_key")
+    __slots__ = ("observation", "reward", "terminated", "truncated", "invalid_action", "info", "steps", "answer_key", "snapshot", "state_key", "answer_facets")
     OBSERVATION_FIELD_NUMBER: _ClassVar[int]
     REWARD_FIELD_NUMBER: _ClassVar[int]
     TERMINATED_FIELD_NUMBER: _ClassVar[int]
@@ -299,6 +309,7 @@ class StepResult(_message.Message):
     ANSWER_KEY_FIELD_NUMBER: _ClassVar[int]
     SNAPSHOT_FIELD_NUMBER: _ClassVar[int]
     STATE_KEY_FIELD_NUMBER: _ClassVar[int]
+    ANSWER_FACETS_FIELD_NUMBER: _ClassVar[int]
     observation: str
     reward: float
     terminated: bool
@@ -309,7 +320,16 @@ class StepResult(_message.Message):
     answer_key: str
     snapshot: Snapshot
     state_key: str
-    def __init__(self, observation: _Optional[str] = ..., reward: _Optional[float] = ..., terminated: _Optional[bool] = ..., truncated: _Optional[bool] = ..., invalid_action: _Optional[bool] = ..., info: _Optional[_Union[_struct_pb2.Struct, _Mapping]] = ..., steps: _Optional[int] = ..., answer_key: _Optional[str] = ..., snapshot: _Optional[_Union[Snapshot, _Mapping]] = ..., state_key: _Optional[str] = ...) -> None: ...
+    answer_facets: _containers.RepeatedCompositeFieldContainer[AnswerFacet]
+    def __init__(self, observation: _Optional[str] = ..., reward: _Optional[float] = ..., terminated: _Optional[bool] = ..., truncated: _Optional[bool] = ..., invalid_action: _Optional[bool] = ..., info: _Optional[_Union[_struct_pb2.Struct, _Mapping]] = ..., steps: _Optional[int] = ..., answer_key: _Optional[str] = ..., snapshot: _Optional[_Union[Snapshot, _Mapping]] = ..., state_key: _Optional[str] = ..., answer_facets: _Optional[_Iterable[_Union[AnswerFacet, _Mapping]]] = ...) -> None: ...
+
+class AnswerFacet(_message.Message):
+    __slots__ = ("name", "value")
+    NAME_FIELD_NUMBER: _ClassVar[int]
+    VALUE_FIELD_NUMBER: _ClassVar[int]
+    name: str
+    value: str
+    def __init__(self, name: _Optional[str] = ..., value: _Optional[str] = ...) -> None: ...
 
 class ScoreRequest(_message.Message):
     __slots__ = ("snapshot",)
