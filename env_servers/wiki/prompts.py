@@ -127,7 +127,7 @@ def react_prompt_pack(action_pattern: str) -> environment_pb2.PromptPack:
         value_max_tokens=96,
         reflect_max_tokens=96,
         search_hints=environment_pb2.SearchHints(
-            max_depth=7, n_samples=5, iterations=50, simulate=True),
+            max_depth=7, n_samples=5, iterations=50, simulate=True, stop_class_size=3),
     )
 
 
