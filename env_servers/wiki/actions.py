@@ -76,4 +76,6 @@ def parse_action(text: str) -> Action:
 
 
 def invalid_observation(reason: str) -> str:
-    return f"Invalid action: {reason.rstrip('.')}. Write one of {GRAMMAR_HINT}."
+    return (f"Invalid action: {reason.rstrip('.')}. End your reply with one action line, "
+            f"such as `Action: Search[Ed Wood]`, `Action: Lookup[born]` or "
+            f"`Action: Finish[yes]`; the actions are {GRAMMAR_HINT}.")

@@ -123,7 +123,7 @@ def react_prompt_pack(action_pattern: str) -> environment_pb2.PromptPack:
         value_pattern=VALUE_PATTERN,
         value_min=1,
         value_max=10,
-        act_max_tokens=128,
+        act_max_tokens=192,
         value_max_tokens=96,
         reflect_max_tokens=96,
         search_hints=environment_pb2.SearchHints(
