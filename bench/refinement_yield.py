@@ -1,0 +1,102 @@
+"""What refining a failed program buys, by the kind of failure it refines: prints figures.
+
+    python bench/refinement_yield.py bench/results/DIR/planner-runs.sqlite3 [--method lats]
+
+Reads the code runner's trees from a planner's run store (a SQLite file or a
+postgresql:// URL). Every failed program that was refined (a node with
+children, or with draws made at it: its kept "act" calls) is classed by the
+first failure its test report shows:
+
+  syntax     the program does not compile
+  load       it raised while loading (before any test ran)
+  timeout    it timed out;  memory  it ran out of memory;  crash  it crashed
+  raised     a test raised an exception in the program (TypeError, ...)
+  wrong      every failed test returned a wrong value
+
+For each kind: programs refined, refinement calls made at them, new programs
+those calls gave, refinements that pass the task's visible checks (reward 1)
+or pass more of them than their parent. Which kinds a refinement rarely fixes
+is read off this table, on the development slice (not on test problems).
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import re
+from collections import Counter, defaultdict
+
+from planner.runs import RunQuery, open_run_store
+from planner.runs.store import MAX_LIST_LIMIT
+
+KINDS = ("syntax", "load", "timeout", "memory", "crash", "raised", "wrong")
+_PROBLEMS = (("does not compile", "syntax"), ("raised an error while loading", "load"),
+             ("timed out", "timeout"), ("ran out of memory", "memory"), ("crashed", "crash"))
+_RAISED = re.compile(r"# raised |# output: \w*(Error|Exception)\b")
+
+
+def failure_kind(observation: str) -> str:
+    """The kind of the first failure a code-runner test report shows."""
+    for marker, kind in _PROBLEMS:
+        if observation.startswith("The program") and marker in observation.split("\n", 1)[0]:
+            return kind
+    failed = observation.split("Tests failed:", 1)[-1]
+    return "raised" if _RAISED.search(failed) else "wrong"
+
+
+async def _runs(store, method: str) -> list:
+    runs, offset = [], 0
+    while True:
+        page = await store.list_runs(RunQuery(method=method, limit=MAX_LIST_LIMIT, offset=offset))
+        runs += page
+        if len(page) < MAX_LIST_LIMIT:
+            return runs
+        offset += len(page)
+
+
+async def measure(location: str, method: str) -> dict[str, Counter]:
+    """Per failure kind: refined, calls, new programs, passing and improving children."""
+    store = open_run_store(location)
+    await store.open()
+    table: dict[str, Counter] = defaultdict(Counter)
+    try:
+        for listed in await _runs(store, method):
+            run = await store.get(listed.run_id)
+            nodes = {node.id: node for node in run.nodes}
+            children = defaultdict(list)
+            for node in run.nodes:
+                if node.parent_id:
+                    children[node.parent_id].append(node)
+            calls = Counter(call.node_id.split("#")[0] for call in await store.calls(run.run_id))
+            for node_id, node in nodes.items():
+                refined = node.depth >= 1 and (calls[node_id] or children[node_id])
+                if not refined or node.invalid_action or node.reward >= 1.0:
+                    continue
+                kind = table[failure_kind(node.observation)]
+                kind["refined"] += 1
+                kind["calls"] += calls[node_id]
+                valid = [c for c in children[node_id] if not c.invalid_action]
+                kind["new programs"] += len(valid)
+                kind["passing"] += sum(1 for c in valid if c.reward >= 1.0)
+                kind["improving"] += sum(1 for c in valid if c.reward > node.reward)
+    finally:
+        await store.close()
+    return table
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("store", help="the run store: a SQLite file or a postgresql:// URL")
+    parser.add_argument("--method", default="lats")
+    args = parser.parse_args()
+    table = asyncio.run(measure(args.store, args.method))
+    header = ["kind", "refined", "calls", "new programs", "passing", "improving"]
+    print("| " + " | ".join(header) + " |")
+    print("|" + "---|" * len(header))
+    for kind in KINDS:
+        if table[kind]["refined"]:
+            print("| " + " | ".join([kind, *(str(table[kind][h]) for h in header[1:])]) + " |")
+
+
+if __name__ == "__main__":
+    main()
