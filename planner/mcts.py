@@ -51,7 +51,10 @@ UCT is the sequential rule to the last bit).
 
 With reward_mode "honest" the environment's terminal rewards carry no ground
 truth, so terminal states are valued by the model and never end the search
-early; the answer is then the best-valued terminal state.
+as a success. With the value rule the answer is then the best-valued
+terminal state; with the agreement rule, where honest rewards check nothing,
+every answer passes and the search stops once stop_class_size samples agree
+on one (planner.answers).
 """
 
 from __future__ import annotations

@@ -73,11 +73,13 @@ class MethodSpec:
 
 METHODS: dict[str, MethodSpec] = {spec.name: spec for spec in (
     MethodSpec("lats", Mcts,
-               "LATS as this platform runs it: MCTS with UCT, value, simulation and "
-               "reflection, plus CoT's greedy attempt as the root's first child, repeats "
-               "merged across the tree, reflections made when a node is expanded, and the "
-               "answer chosen by agreement among answers that pass the environment's checks; "
-               "k = iterations, n = actions sampled per expansion",
+               "LATS as this platform runs it: MCTS with value, simulation and reflection, "
+               "adaptive branching (a new sample or a refinement, by Thompson sampling on "
+               "what each paid), CoT's greedy attempt as the root's first child, repeats and "
+               "same-state siblings merged, reflections made when a node is expanded, and the "
+               "answer chosen by agreement among answers that pass the environment's checks, "
+               "close classes told apart by the model's judgment; k = iterations, n = "
+               "actions sampled per expansion",
                defaults=_PLATFORM, anytime=True),
     MethodSpec("lats_paper", Mcts,
                "LATS as the paper (Zhou et al., 2024) and its code run it, with the "
