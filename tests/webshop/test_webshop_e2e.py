@@ -1,13 +1,12 @@
-"""End to end on WebShop: the environment server, the LLM gateway and the
-planner as three processes on loopback ports, with the model's answers
-replayed from a recording of the embedded 0.5B model (qwen2.5-coder-0.5b).
+"""End to end on WebShop: `lats` through the three services, replayed.
 
-The replayed Solve must reproduce the recorded run event for event, and the
-score the planner reports must be the one the environment gives when the
-chosen actions are played again in a fresh episode. Re-record with
-`python -m tests.webshop.e2e_run --record` when the catalog, the page text
-or the prompt pack changes (the replay then finds no recording and fails
-with FAILED_PRECONDITION naming the missing prompt).
+The environment server (generated catalog, honest rewards), the LLM gateway
+replaying a recording of the embedded 1.5B model (tests/webshop/e2e_search.py)
+and the planner run as separate processes on loopback ports. The replay
+reproduces the recorded search event for event, the search went back to an
+earlier snapshot, and the score the planner reports is the one the
+environment gives when the chosen actions are played again in a fresh
+episode.
 """
 
 from __future__ import annotations
@@ -17,66 +16,53 @@ import json
 import grpc
 import pytest
 
-from lats.processes import running_services
+from env_servers.webshop.actions import parse_action
 from lats_pb import environment_pb2 as env_pb
 from lats_pb import environment_pb2_grpc as env_grpc
 from lats_pb import planner_pb2 as pb
-from tests.webshop.e2e_run import (
-    EXPECTED,
-    RECORDING,
-    SOLVE_CONFIG,
-    TASK,
-    services_spec,
-    solve,
-    summary,
-)
+from lats.processes import running_services
+from tests.recorded_search import of, revisits, summary
+from tests.webshop.e2e_search import SEARCH
 
 
 @pytest.fixture(scope="module")
-def services(store, tmp_path_factory):
-    db = tmp_path_factory.mktemp("planner") / "runs.sqlite3"
-    specs = services_spec(db, ["--backend", "replay", "--replay", str(RECORDING)])
-    with running_services(specs, timeout=60) as running:
-        yield running
+def events(store, tmp_path_factory):
+    return SEARCH.replay(tmp_path_factory.mktemp("webshop-e2e"))
 
 
-@pytest.fixture(scope="module")
-def events(services):
-    return solve(services["planner"].address, services["env"].address, timeout=120)
-
-
-def of(events, kind):
-    return [getattr(e, kind) for e in events if e.WhichOneof("event") == kind]
-
-
-@pytest.mark.timeout(180)
-def test_the_replayed_run_streams_the_recorded_search(events):
+@pytest.mark.timeout(300)
+def test_the_replay_is_the_recorded_search(events):
     assert [e.seq for e in events] == list(range(1, len(events) + 1))
-    started = events[0].started
-    assert started.task_id == TASK and started.environment.startswith("webshop@")
-    assert started.reward_mode == env_pb.REWARD_MODE_ORACLE
+    assert summary(events) == json.loads(SEARCH.expected.read_text("utf-8"))
+    started, result = events[0].started, events[-1].finished
+    assert started.task_id == SEARCH.task and started.environment.startswith("webshop@")
+    assert started.reward_mode == env_pb.REWARD_MODE_HONEST
     assert started.task.startswith("WebShop\nInstruction:\n")
-    config = started.config
-    assert (config.n_samples, config.iterations, config.max_depth) == (
-        SOLVE_CONFIG["n_samples"], SOLVE_CONFIG["iterations"], SOLVE_CONFIG["max_depth"])
-    result = events[-1].finished
-    assert result.status != pb.RUN_STATUS_ERROR, result.error
-    assert result.model == "replay:qwen2.5-coder-0.5b"
-    assert summary(events) == json.loads(EXPECTED.read_text("utf-8"))
-    first = [n for n in of(events, "node_added") if n.depth == 1]
-    assert first and all(n.action.lower().startswith("search") for n in first), \
-        "the recorded model opens with a search"
-    evaluated = of(events, "node_evaluated")
-    assert evaluated and all(0.0 <= n.value <= 1.0 for n in evaluated)
+    assert result.model == f"replay:{SEARCH.model}" and result.status != pb.RUN_STATUS_ERROR
 
 
-@pytest.mark.timeout(60)
-def test_the_reported_score_is_what_the_environment_gives(services, events):
+@pytest.mark.timeout(300)
+def test_the_search_went_back_to_an_earlier_snapshot(events):
+    assert revisits(events), "a draw stepped from a state older than the latest"
+
+
+@pytest.mark.timeout(300)
+def test_every_step_parsed_and_every_value_reply_scored(events):
+    added = of(events, "node_added")
+    assert added and all(parse_action(n.action) for n in added if not n.invalid_action)
+    assert events[-1].finished.value_parse_failures == 0
+    assert all(n.reward == 0 for n in added), "honest: no step is rewarded"
+
+
+@pytest.mark.timeout(120)
+def test_the_reported_score_is_what_the_environment_gives(events, tmp_path):
     result = events[-1].finished
     assert result.scored
-    with grpc.insecure_channel(services["env"].address) as channel:
+    specs = [("env", ["env", "webshop"])]
+    with running_services(specs, env=SEARCH.env_vars, timeout=120) as services, \
+            grpc.insecure_channel(services["env"].address) as channel:
         env = env_grpc.EnvironmentStub(channel)
-        snapshot = env.Reset(env_pb.ResetRequest(task_id=TASK), timeout=30).snapshot
+        snapshot = env.Reset(env_pb.ResetRequest(task_id=SEARCH.task), timeout=30).snapshot
         step = None
         for action in result.actions:
             step, = env.Step(env_pb.StepRequest(snapshot=snapshot, actions=[action]),
@@ -86,12 +72,9 @@ def test_the_reported_score_is_what_the_environment_gives(services, events):
     assert step is not None and step.observation == result.final_observation
     assert (score.score, score.success) == (result.score.score, result.score.success)
     assert score.details == result.score.details
-    if step.terminated:
-        assert step.reward == score.score == result.reward
 
 
 def test_the_recording_came_from_the_embedded_model():
-    records = [json.loads(line) for line in RECORDING.read_text("utf-8").splitlines() if line]
-    assert records and {r["model"] for r in records} == {"qwen2.5-coder-0.5b"}
-    purposes = {r["request"]["purpose"] for r in records}
-    assert purposes == {"act", "value", "reflect"}
+    records = SEARCH.exchanges()
+    assert records and {r["model"] for r in records} == {SEARCH.model}
+    assert {"act", "value"} <= {r["request"]["purpose"] for r in records}
