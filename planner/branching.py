@@ -26,8 +26,10 @@ best-of-n. A node whose refinements keep failing loses its deeper draws to
 fresh samples; one whose refinements pass keeps being refined.
 
 Tree-parallel search: a node with selections in flight counts each as an
-observation of 0 in its subtree tally (virtual loss), and a node being
-expanded (virtual_loss > 0) is not drawn at again until its draw returns.
+observation of 0 in its wider and subtree tallies (virtual loss), and a node
+whose first draw is being made (unexpanded, virtual_loss > 0) is not drawn
+at again until that draw returns; an expanded node may have several draws in
+flight (each its own seed).
 Draws use one random generator seeded by the run's seed, so a sequential
 search is reproducible.
 """
@@ -95,12 +97,12 @@ class AdaptiveBranching:
         return self._choose(root)
 
     def _choose(self, node: Node) -> Node | None:
-        can_draw = self.may_draw(node) and not node.virtual_loss
-        if not node.expanded:
-            return node if can_draw else None
+        if not node.expanded:       # its first draw: not while another selection makes it
+            return node if self.may_draw(node) and not node.virtual_loss else None
+        can_draw = self.may_draw(node)
         children = [c for c in node.children
                     if not (c.exhausted or c.terminal or c.visits == 0)]
-        wider = self.wider.sample(node.wider, self.rng) if can_draw else -1.0
+        wider = self.wider.sample(node.wider, self.rng, node.virtual_loss) if can_draw else -1.0
         deeper = self.deeper.sample(node.deeper, self.rng) if children else -1.0
         if can_draw and wider >= deeper:
             return node
