@@ -6,7 +6,11 @@ Two kinds of action:
 Tolerated: surrounding whitespace, backticks or bold markers, a leading
 `Step 2:` / `- ` / `1.` , the operators `x X × ∗ ·` (times), `÷` (divide) and
 `− – —` (minus), commas in the left list, and text after the closing
-parenthesis. `parse_action` raises `ActionError` with a reason otherwise.
+parenthesis. The `(left: ...)` list is read when it is there, but a step is
+its arithmetic: a missing or unreadable list is no error, and the rules
+correct a wrong one (small models get the arithmetic right far more often
+than the bookkeeping). `parse_action` raises `ActionError` with a reason
+otherwise.
 """
 
 from __future__ import annotations
@@ -50,7 +54,7 @@ class ArithmeticStep:
     op: str
     b: Fraction
     result: Fraction
-    left: tuple[Fraction, ...]
+    left: tuple[Fraction, ...] | None   # as written (None: left out); the rules check the move
 
 
 @dataclass(frozen=True)
@@ -77,14 +81,10 @@ def parse_action(text: str) -> ArithmeticStep | Answer:
             f"expected one step like `{STEP_EXAMPLE}` or the final `{ANSWER_EXAMPLE}`"
         )
     left = _LEFT.search(step.group("rest"))
-    if not left:
-        raise ActionError(f"end the step with the numbers left, like `{STEP_EXAMPLE}`")
     try:
-        numbers = tuple(parse_numbers(left.group("numbers")))
-    except ValueError as error:
-        raise ActionError(f"the left list is not a list of numbers ({error})") from error
-    if not numbers:
-        raise ActionError(f"the left list is empty; write it like `{STEP_EXAMPLE}`")
+        numbers = tuple(parse_numbers(left.group("numbers"))) if left else None
+    except ValueError:
+        numbers = None                 # not a list of numbers: as if it were left out
     try:
         a, b, result = (parse_number(step.group(k)) for k in ("a", "b", "result"))
     except ValueError as error:

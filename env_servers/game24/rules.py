@@ -92,11 +92,9 @@ def _judge_step(left: Sequence[Fraction], step: ArithmeticStep) -> Verdict:
         return _invalid(f"{expression} is {format_number(value)}, not {format_number(step.result)}")
     after = available - Counter([step.a, step.b]) + Counter([value])
     remaining = tuple(sorted(after.elements()))
-    if Counter(step.left) != after:
-        return _invalid(
-            f"the numbers left would be {format_numbers(remaining)}, "
-            f"not {format_numbers(step.left)}"
-        )
+    correction = ""
+    if step.left is not None and Counter(step.left) != after:
+        correction = f" (you wrote left: {format_numbers(step.left)})"
     step_text = f"{expression} = {format_number(value)} (left: {format_numbers(remaining)})"
     if len(remaining) == 1 and remaining[0] != TARGET:
         return Verdict(
@@ -106,7 +104,8 @@ def _judge_step(left: Sequence[Fraction], step: ArithmeticStep) -> Verdict:
             step_text=step_text,
             terminated=True,
         )
-    return Verdict(observation=left_observation(remaining), left=remaining, step_text=step_text)
+    return Verdict(observation=left_observation(remaining) + correction, left=remaining,
+                   step_text=step_text)
 
 
 def _judge_answer(inputs: Sequence[Fraction], answer: Answer) -> Verdict:
