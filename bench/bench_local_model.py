@@ -6,7 +6,10 @@ is the least disturbed one; the CPU pressure seen during the runs is printed):
   * decode tokens/s (one sample) and prompt-evaluation tokens/s (cold prompt);
   * n samples in ONE request vs the same n as sequential calls (wall time and
     completion tokens/s, with the speedup);
-  * prefix reuse: a call whose long prompt prefix was seen before vs a cold one.
+  * prefix reuse: a call whose long prompt prefix was seen before vs a cold one;
+  * sibling value calls: k different prompts that share a long prefix (the
+    value prompts of one expansion's children), sent at once to a backend
+    with k concurrent calls (one llama.cpp batch) vs one after another.
 This is a script that prints figures, not a test. Usage:
     python bench/bench_local_model.py [--model qwen2.5-coder-0.5b] [--repeats 3] [--n 5]
 """
@@ -75,6 +78,33 @@ async def prefix_reuse(backend: LocalBackend, prefix_words: int):
     return cold_s, warm_s, cold.prompt_tokens, warm.extra["cached_prompt_tokens"]
 
 
+async def sibling_calls(model: str, args: argparse.Namespace, k: int) -> tuple[float, float]:
+    """(one-at-a-time s, concurrent s) for k value-like calls sharing a long prefix."""
+    system = _cold_system(args.prefix_words)
+    requests = [GenerationRequest(
+        messages=(("system", system), ("user", f"{TASK} Sibling {i}: judge attempt {i} "
+                                               f"in one sentence.")),
+        max_tokens=32, temperature=0.0) for i in range(k)]
+    timings = []
+    for concurrency in (1, k):
+        backend = LocalBackend(model, model_path=args.model_path, max_concurrency=concurrency,
+                               n_ctx=args.n_ctx, threads=args.threads)
+        try:
+            await backend.load()
+            await backend.generate(GenerationRequest(messages=requests[0].messages,
+                                                     max_tokens=1))   # the prefix cached
+            started = time.perf_counter()
+            if concurrency == 1:
+                for request in requests:
+                    await backend.generate(request)
+            else:
+                await asyncio.gather(*(backend.generate(r) for r in requests))
+            timings.append(time.perf_counter() - started)
+        finally:
+            await backend.aclose()
+    return timings[0], timings[1]
+
+
 def _best(rows, index, *, highest=False):
     values = [row[index] for row in rows]
     return max(values) if highest else min(values)
@@ -121,9 +151,14 @@ async def main(args: argparse.Namespace) -> None:
         print(f"prefix reuse ({reuse[0][2]}-token prompt, {reuse[0][3]} reused): "
               f"cold {cold_s:.2f} s vs shared prefix {warm_s:.2f} s: "
               f"speedup {cold_s / warm_s:.1f}x")
-        print(f"CPU pressure (PSI some avg10) at start and after each part: {', '.join(pressure)}")
     finally:
         await backend.aclose()
+    siblings = [await sibling_calls(args.model, args, args.n) for _ in range(args.repeats)]
+    pressure.append(_cpu_pressure())
+    one, together = _best(siblings, 0), _best(siblings, 1)
+    print(f"{args.n} sibling value calls sharing a {args.prefix_words}-word prefix: one at a "
+          f"time {one:.2f} s vs at once {together:.2f} s: speedup {one / together:.2f}x")
+    print(f"CPU pressure (PSI some avg10) at start and after each part: {', '.join(pressure)}")
 
 
 def _parse() -> argparse.Namespace:
