@@ -21,7 +21,8 @@ SEARCH = RecordedSearch(
     environment="webshop",
     task="fixed_0",
     config=dict(method="lats", n_samples=3, iterations=3, max_depth=8, seed=11,
-                stop_class_size=8),
+                stop_class_size=8, value_weight=0.5, lm_value=True,
+                budget={"max_calls": 14}),
     model="qwen2.5-coder-1.5b",
     env_vars={"LATS_WEBSHOP_REWARD_MODE": "honest"},
 )

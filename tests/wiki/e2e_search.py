@@ -21,7 +21,8 @@ SEARCH = RecordedSearch(
     environment="hotpotqa",
     task="hotpotqa/9",   # "Are Local H and For Against both from the United States?" -> yes
     config=dict(method="lats", n_samples=3, iterations=3, max_depth=5, seed=7,
-                stop_class_size=8),
+                stop_class_size=8, value_weight=0.5, lm_value=True,
+                budget={"max_calls": 14}),
     model="qwen2.5-coder-1.5b",
     env_vars={"LATS_HOTPOTQA_REWARD_MODE": "honest"},
 )
