@@ -10,9 +10,9 @@ the replay must reproduce `summary()` of the recorded run event for event. A
 change to the environment's pack, observations or the search's requests
 changes the prompts: re-record then.
 
-`revisits(events)` finds where the search went back to an earlier state: a
-draw at a node the draw before it did not add, i.e. a Step on a snapshot
-older than the latest one.
+`revisits(events)` finds where the search went back to an earlier state: an
+iteration that started from a node other than where the one before it ended,
+i.e. a Step on a snapshot older than the latest one.
 """
 
 from __future__ import annotations
@@ -120,15 +120,15 @@ def summary(events: list[pb.SearchEvent]) -> dict:
 
 
 def revisits(events: list[pb.SearchEvent]) -> list[str]:
-    """The nodes a draw went back to: a draw (nodes added in a row under one parent)
-    whose parent is not a node the draw before it added, so the environment stepped
-    from a snapshot older than the latest one. In order."""
-    draws: list[tuple[str, list[str]]] = []
-    for node in of(events, "node_added"):
-        parent = node.id.rsplit(".", 1)[0]
-        if draws and draws[-1][0] == parent:
-            draws[-1][1].append(node.id)
-        else:
-            draws.append((parent, [node.id]))
-    return [parent for (parent, _), (_, before) in zip(draws[1:], draws)
-            if parent not in before]
+    """The nodes an iteration went back to: an iteration's selected node that is not
+    where the iteration before it ended (its backpropagated leaf), so the environment
+    stepped from a snapshot older than the latest one. In order."""
+    back, last_end = [], None
+    for event in events:
+        kind = event.WhichOneof("event")
+        if kind == "backpropagated":
+            last_end = event.backpropagated.leaf_id
+        elif kind == "selected" and last_end is not None and event.selected.node_id != last_end:
+            back.append(event.selected.node_id)
+            last_end = None
+    return back
