@@ -4,9 +4,9 @@
 
 One instruction of the generated catalog through the three services, the
 platform's `lats` with the embedded default model, honest rewards ([Buy Now]
-earns 0; Score alone judges the purchase). Three iterations and a stop class
-larger than the tree can fill, so the search goes back to an earlier
-snapshot at least once.
+earns 0; Score alone judges the purchase). Three iterations of rollouts cut at
+depth 3 and a stop class larger than the tree can fill, so the search goes
+back to an earlier snapshot at least once within its 14 calls.
 """
 
 from __future__ import annotations
@@ -20,7 +20,7 @@ SEARCH = RecordedSearch(
     folder=Path(__file__).parent / "recordings",
     environment="webshop",
     task="fixed_0",
-    config=dict(method="lats", n_samples=3, iterations=3, max_depth=8, seed=11,
+    config=dict(method="lats", n_samples=2, iterations=3, max_depth=3, seed=11,
                 stop_class_size=8, value_weight=0.5, lm_value=True,
                 budget={"max_calls": 14}),
     model="qwen2.5-coder-1.5b",
