@@ -60,6 +60,11 @@ def verbatim_help(text: str) -> str:
 @click.option("--n-ctx", type=click.IntRange(min=256), default=None,
               envvar="LATS_N_CTX", show_envvar=True,
               help="Context size for --backend local (default: the backend's).")
+@click.option("--threads", type=click.IntRange(min=1), default=None,
+              envvar="LATS_THREADS", show_envvar=True,
+              help="CPU threads of --backend local (default: the CPUs this process may use). "
+                   "Two model processes sharing cores run far faster at one thread each, "
+                   "or pinned apart (taskset), than contending with one thread per core.")
 @click.option("--preload/--no-preload", default=True, show_default=True,
               envvar="LATS_PRELOAD", show_envvar=True,
               help="Load the model before listening, so a broken one fails at start.")
@@ -93,6 +98,7 @@ def serve_gateway(backend_name: str, model: str, base_url: str | None,
                   api_key: str | None, replay: str | None, record: str | None,
                   cache: str | None, script: str | None, latency: float, model_path: str | None,
                   n_ctx: int | None,
+                  threads: int | None,
                   preload: bool,
                   max_concurrency: int, max_n: int, max_tokens_limit: int,
                   timeout: float, max_retries: int, host: str, port: int,
@@ -107,7 +113,7 @@ def serve_gateway(backend_name: str, model: str, base_url: str | None,
         model=model, base_url=base_url, api_key=api_key, timeout=timeout,
         max_retries=max_retries, replay=replay, script=script,
         model_path=model_path, max_concurrency=max_concurrency, n_ctx=n_ctx,
-        record=record, latency=latency, cache=cache,
+        threads=threads, record=record, latency=latency, cache=cache,
     )
     asyncio.run(_serve(backend_name, backend_options, settings, options, preload))
 

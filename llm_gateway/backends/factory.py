@@ -22,6 +22,7 @@ def make_backend(
     model_path: str | Path | None = None,
     max_concurrency: int = 4,
     n_ctx: int | None = None,
+    threads: int | None = None,
     record: str | Path | None = None,
     latency: float = 0.0,
     cache: str | Path | None = None,
@@ -40,6 +41,7 @@ def make_backend(
         name, model=model, base_url=base_url, api_key=api_key, timeout=timeout,
         max_retries=max_retries, replay=replay, script=script,
         model_path=model_path, max_concurrency=max_concurrency, n_ctx=n_ctx,
+        threads=threads,
     )
     if record:
         from llm_gateway.backends.record import RecordingBackend
@@ -57,7 +59,7 @@ def make_backend(
 
 
 def _build(name: str, *, model, base_url, api_key, timeout, max_retries, replay,
-           script, model_path, max_concurrency, n_ctx) -> Backend:
+           script, model_path, max_concurrency, n_ctx, threads) -> Backend:
     if name == "openai":
         from llm_gateway.backends.openai_backend import OpenAIBackend
 
@@ -79,8 +81,8 @@ def _build(name: str, *, model, base_url, api_key, timeout, max_retries, replay,
         from llm_gateway.backends.local import LocalBackend
 
         sizing = {"n_ctx": n_ctx} if n_ctx else {}  # None: the backend's default
-        return LocalBackend(model, model_path=model_path,
-                            max_concurrency=max_concurrency, **sizing)
+        return LocalBackend(model, model_path=model_path, max_concurrency=max_concurrency,
+                            threads=threads, **sizing)
     raise ValueError(
         f"unknown backend {name!r}; valid backends: {', '.join(BACKEND_NAMES)}"
     )
