@@ -51,8 +51,8 @@ class TaskSet:
     def __init__(self, data_dir: Path | None = None, extra_files: Sequence[Path] = ()):
         self._files = {split: (data_dir / name if data_dir else data_file(name))
                        for split, name in BUILTIN_SPLITS.items()}
-        self._subsets = {split: (_subset_file(data_dir, name), base)
-                         for split, (name, base) in SUBSET_SPLITS.items()}
+        self._data_dir = data_dir
+        self._subsets = dict(SUBSET_SPLITS)
         for path in extra_files:
             name = split_name(path)
             if name in self._files or name in self._subsets:
@@ -91,8 +91,9 @@ class TaskSet:
             self._loaded[split] = problems
         return self._loaded[split]
 
-    def _subset(self, path: Path, base: str) -> list[Problem]:
-        """The problems of `base` that the file lists, in its order (the same objects)."""
+    def _subset(self, name: str, base: str) -> list[Problem]:
+        """The problems of `base` that the list lists, in its order (the same objects)."""
+        path = _subset_file(self._data_dir, name)
         ids = json.loads(path.read_text(encoding="utf-8"))["task_ids"]
         by_id = {problem.task_id: problem for problem in self.problems(base)}
         unknown = [task_id for task_id in ids if task_id not in by_id]

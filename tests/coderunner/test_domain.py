@@ -265,7 +265,8 @@ async def test_describe_publishes_the_programming_search_hints(domain):
     assert pack.setup_option_key == "internal_tests" and "{task}" in pack.setup_template
     assert "{reflection}" in pack.step_template and "{action}" in pack.step_template
     assert "{observation}" in pack.step_template
-    assert description.splits == ("humaneval", "lats-humaneval", "lats-mbpp", "mbpp-sanitized")
+    assert description.splits == ("humaneval", "lats-humaneval", "lats-mbpp", "mbpp-sanitized",
+                                  "lats-mbpp-hard")
     assert len(domain.list_tasks("humaneval")) == 164
     assert len(domain.list_tasks("lats-humaneval")) == 160
     assert len(domain.list_tasks("lats-mbpp")) == 397
