@@ -13,6 +13,9 @@ _ACTION = re.compile(r"^\s*(?P<name>search|click|think)\s*\[(?P<argument>.*)\]\s
 # text around it), or a bare [button] standing for click[button].
 _ANYWHERE = re.compile(r"(?<![A-Za-z])(?P<name>search|click|think)\s*\[(?P<argument>[^\]\n]*)\]",
                        re.IGNORECASE)
+# Cut short (the model ran out of tokens inside the brackets): the rest of the line.
+_UNCLOSED = re.compile(r"(?<![A-Za-z])(?P<name>search|click|think)\s*\[(?P<argument>[^\[\]\n]+)$",
+                       re.IGNORECASE)
 _BARE_BUTTON = re.compile(r"^[\s`*]*(?:action\s*\d*\s*:\s*)?\[(?P<argument>[^\[\]\n]+)\][\s`*.]*$",
                           re.IGNORECASE)
 USAGE = "use search[query], click[button text] or think[thought]"
@@ -30,8 +33,9 @@ class Action:
 
 def parse_action(text: str) -> Action:
     """The action `text` states: exactly `verb[argument]`, else the first
-    `verb[argument]` in it (single-line argument), else a lone `[button]` as a click."""
-    match = _ACTION.match(text) or _ANYWHERE.search(text)
+    `verb[argument]` in it (single-line argument), else one cut short at the end
+    (`think[I should` reads as think[I should]), else a lone `[button]` as a click."""
+    match = _ACTION.match(text) or _ANYWHERE.search(text) or _UNCLOSED.search(text.rstrip())
     if match:
         return Action(match.group("name").lower(), match.group("argument").strip())
     bare = _BARE_BUTTON.match(text)

@@ -47,3 +47,16 @@ def test_formats_the_models_wrote(text, name, argument):
     assert text in ACTS
     action = read(text)
     assert (action.name, action.argument) == (name, argument)
+
+
+def test_a_thought_cut_short_by_the_token_limit_still_reads_as_a_thought():
+    cut = [t for t in OUTPUTS["turn_pack_qwen1.5b"]["act"] if t.startswith("think[B06NLUY6E0")]
+    assert cut and not cut[0].endswith("]")
+    assert read(cut[0]).name == "think"
+
+
+def test_the_turn_packs_value_replies_all_scored():
+    import re
+
+    values = OUTPUTS["turn_pack_qwen1.5b"]["value"]
+    assert values and all(re.search(r"correctness score is\s*\d+", v) for v in values)
