@@ -8,7 +8,9 @@ serve gateway --backend local --record`); `replay()` runs the very same Solve
 against `--backend replay`, so every prompt must come out byte-identical, and
 the replay must reproduce `summary()` of the recorded run event for event. A
 change to the environment's pack, observations or the search's requests
-changes the prompts: re-record then.
+changes the prompts: re-record then. A change in how the code reads the same
+exchanges (say, a more tolerant parser) keeps every prompt: `refresh()`
+rewrites the summary from a replay.
 
 `revisits(events)` finds where the search went back to an earlier state: an
 iteration that started from a node other than where the one before it ended,
@@ -86,6 +88,17 @@ class RecordedSearch:
               f"{pb.RunStatus.Name(result.status)}, score {result.score.score}, "
               f"{result.usage.calls} calls, revisits {revisits(events)}")
         return events
+
+    def refresh(self) -> dict:
+        """Rewrites the expected summary from a replay of the recording: for a change in
+        how the code reads the very same exchanges (a replay still answers only prompts
+        that were recorded, so no model output is invented)."""
+        with tempfile.TemporaryDirectory() as scratch:
+            events = self.replay(Path(scratch))
+        expected = summary(events)
+        self.expected.write_text(json.dumps(expected, indent=1, ensure_ascii=False) + "\n",
+                                 encoding="utf-8")
+        return expected
 
     def exchanges(self) -> list[dict]:
         return [json.loads(line) for line in self.recording.read_text("utf-8").splitlines()

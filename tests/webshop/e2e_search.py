@@ -1,6 +1,7 @@
 """The recorded WebShop search (tests/recorded_search.py): `lats` in honest mode.
 
     python -m tests.webshop.e2e_search     # re-record with the embedded 1.5B model
+                                           #   (--refresh: only the summary, from a replay)
 
 One instruction of the generated catalog through the three services, the
 platform's `lats` with the embedded default model, honest rewards ([Buy Now]
@@ -28,4 +29,6 @@ SEARCH = RecordedSearch(
 )
 
 if __name__ == "__main__":
-    SEARCH.record()
+    import sys
+
+    SEARCH.refresh() if "--refresh" in sys.argv else SEARCH.record()

@@ -1,6 +1,7 @@
 """The recorded HotPotQA search (tests/recorded_search.py): `lats` in honest mode.
 
     python -m tests.wiki.e2e_search        # re-record with the embedded 1.5B model
+                                           #   (--refresh: only the summary, from a replay)
 
 A question through the three services, the platform's `lats` (adaptive
 branching, merged states, answers by agreement) with the embedded default
@@ -28,4 +29,6 @@ SEARCH = RecordedSearch(
 )
 
 if __name__ == "__main__":
-    SEARCH.record()
+    import sys
+
+    SEARCH.refresh() if "--refresh" in sys.argv else SEARCH.record()
