@@ -33,21 +33,12 @@ def place(node_id: str) -> str:
     return f"{'root' if node == '0' else 'revision'}, {'later draws' if draw else 'first draw'}"
 
 
-async def all_runs(store, method: str) -> list:
-    runs, offset = [], 0
-    while True:
-        page = await store.list_runs(RunQuery(method=method, limit=MAX_LIST_LIMIT, offset=offset))
-        runs += page
-        if len(page) < MAX_LIST_LIMIT:
-            return runs
-        offset += len(page)
-
-
 async def measure(location: str, method: str, since: str, until: str) -> None:
     store = open_run_store(location)
     await store.open()
     try:
-        runs = [r for r in await all_runs(store, method) if since <= r.created_at and (not until or r.created_at < until)]
+        runs = [r for r in await store.every_run(RunQuery(method=method, limit=MAX_LIST_LIMIT))
+                if since <= r.created_at and (not until or r.created_at < until)]
         calls, samples, new = Counter(), Counter(), Counter()
         passing: dict[str, int] = defaultdict(int)
         for listed in runs:

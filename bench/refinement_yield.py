@@ -44,23 +44,13 @@ def failure_kind(observation: str) -> str:
     return "raised" if _RAISED.search(failed) else "wrong"
 
 
-async def _runs(store, method: str) -> list:
-    runs, offset = [], 0
-    while True:
-        page = await store.list_runs(RunQuery(method=method, limit=MAX_LIST_LIMIT, offset=offset))
-        runs += page
-        if len(page) < MAX_LIST_LIMIT:
-            return runs
-        offset += len(page)
-
-
 async def measure(location: str, method: str) -> dict[str, Counter]:
     """Per failure kind: refined, calls, new programs, passing and improving children."""
     store = open_run_store(location)
     await store.open()
     table: dict[str, Counter] = defaultdict(Counter)
     try:
-        for listed in await _runs(store, method):
+        for listed in await store.every_run(RunQuery(method=method, limit=MAX_LIST_LIMIT)):
             run = await store.get(listed.run_id)
             nodes = {node.id: node for node in run.nodes}
             children = defaultdict(list)

@@ -100,6 +100,25 @@ class RecordedSearch:
                                  encoding="utf-8")
         return expected
 
+    def check_replay(self, events: list[pb.SearchEvent], reward_mode: int) -> None:
+        """The replay is the recorded search, in `reward_mode`, event for event."""
+        assert [e.seq for e in events] == list(range(1, len(events) + 1))
+        assert summary(events) == json.loads(self.expected.read_text("utf-8"))
+        started, result = events[0].started, events[-1].finished
+        assert started.task_id == self.task
+        assert started.environment.startswith(f"{self.environment}@")
+        assert started.reward_mode == reward_mode
+        assert result.model == f"replay:{self.model}" and result.status != pb.RUN_STATUS_ERROR
+
+    def check_steps(self, events: list[pb.SearchEvent], parse) -> None:
+        """Every stepped action reads as an action by `parse`, every value reply
+        scored, and the search went back to an earlier snapshot."""
+        added = of(events, "node_added")
+        assert added and all(parse(n.action) for n in added if not n.invalid_action)
+        assert events[-1].finished.value_parse_failures == 0
+        assert any(r["request"]["purpose"] == "value" for r in self.exchanges())
+        assert revisits(events), "an iteration stepped from a state older than the latest"
+
     def exchanges(self) -> list[dict]:
         return [json.loads(line) for line in self.recording.read_text("utf-8").splitlines()
                 if line.strip()]

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import abc
+import dataclasses
 from dataclasses import dataclass
 
 from lats_pb import planner_pb2 as pb
@@ -134,6 +135,15 @@ class RunStore(abc.ABC):
     async def list_runs(self, query: RunQuery) -> list[pb.Run]:
         """The runs `query` matches, newest first, without their trees (no nodes,
         reflections or setup): status, task, owner, heartbeat and result."""
+
+    async def every_run(self, query: RunQuery) -> list[pb.Run]:
+        """Every run `query` matches (its limit is the page size; offset the start)."""
+        runs: list[pb.Run] = []
+        while True:
+            page = await self.list_runs(dataclasses.replace(query, offset=query.offset + len(runs)))
+            runs += page
+            if len(page) < query.limit:
+                return runs
 
     @abc.abstractmethod
     async def facets(self) -> dict[str, list[str]]:

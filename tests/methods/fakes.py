@@ -12,7 +12,10 @@ import copy
 
 from lats_pb import planner_pb2 as pb
 
+from lats_pb import environment_pb2 as env_pb
+
 from planner.config import effective_config
+from planner.environment import Environment, EnvState, Started
 from planner.environment_client import TaskRef
 from planner.events import EventSink
 from planner.methods import method_spec
@@ -20,7 +23,8 @@ from planner.model_client import BudgetExhausted, ModelClient, SamplingParams
 
 from tests.planner.fakes import PathEnv, description
 
-__all__ = ["CallModel", "PathEnv", "Recorder", "description", "run_method", "traj"]
+__all__ = ["CallModel", "PathEnv", "Recorder", "WholeProgramEnv", "description", "run_method",
+           "traj"]
 
 
 class CallModel(ModelClient):
@@ -80,3 +84,27 @@ def run_method(method: str, env, model, desc=None, **request):
 def traj(prompt: str) -> str:
     """The trajectory part of a tests.planner.fakes pack prompt."""
     return prompt.split("traj=")[1].split(" ")[0]
+
+
+class WholeProgramEnv(Environment):
+    """An environment whose every action is a whole program with answer keys (the
+    code runner's shape): no simulation, a reflection per failed attempt, the step's
+    reward in the value and no LM value unless `hints` say otherwise. Subclasses
+    give `transition` and `score`."""
+
+    def __init__(self, partial_credit: bool = False, **hints):
+        desc = description(step_template="[{action}]")
+        desc.facts.complete_answer_actions = True
+        desc.facts.answer_keys = True
+        desc.facts.partial_credit_rewards = partial_credit
+        desc.prompt_pack.act_stop.append("]")
+        desc.prompt_pack.search_hints.CopyFrom(env_pb.SearchHints(**{
+            "simulate": False, "reflect_each_failure": True, "reward_in_value": True,
+            "value_weight": 0.0, **hints}))
+        self.description = desc
+
+    async def describe(self):
+        return self.description
+
+    async def start(self, task: TaskRef) -> Started:
+        return Started("write f", "t", EnvState(env_pb.Snapshot(blob=b"null")))

@@ -10,33 +10,18 @@ import random
 from lats_pb import environment_pb2 as env_pb
 
 from planner.branching import AdaptiveBranching, BetaPrior
-from planner.environment import Environment, EnvState, Started, Stepped, TaskRef
+from planner.environment import EnvState, Stepped
 from planner.tree import Node
 
-from tests.methods.fakes import CallModel, run_method
-from tests.planner.fakes import description
+from tests.methods.fakes import CallModel, WholeProgramEnv, run_method
 
 
-class GradedEnv(Environment):
+class GradedEnv(WholeProgramEnv):
     """Every action is a whole program written `name@share`: it passes `share` of
     the visible tests (terminal at 1.0); its answer key is its name."""
 
     def __init__(self):
-        desc = description(step_template="[{action}]")
-        desc.facts.complete_answer_actions = True
-        desc.facts.answer_keys = True
-        desc.facts.partial_credit_rewards = True
-        desc.prompt_pack.act_stop.append("]")
-        desc.prompt_pack.search_hints.CopyFrom(env_pb.SearchHints(
-            simulate=False, reflect_each_failure=True, reward_in_value=True,
-            value_weight=0.0, reflection=False))
-        self.description = desc
-
-    async def describe(self):
-        return self.description
-
-    async def start(self, task: TaskRef) -> Started:
-        return Started("write f", "t", EnvState(env_pb.Snapshot(blob=b"null")))
+        super().__init__(partial_credit=True, reflection=False)
 
     async def transition(self, state: EnvState, actions) -> list[Stepped]:
         results = []

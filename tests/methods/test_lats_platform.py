@@ -10,10 +10,9 @@ import json
 
 from lats_pb import environment_pb2 as env_pb
 
-from planner.environment import Environment, EnvState, Started, Stepped, TaskRef
+from planner.environment import EnvState, Stepped
 
-from tests.methods.fakes import CallModel, run_method
-from tests.planner.fakes import description
+from tests.methods.fakes import CallModel, WholeProgramEnv, run_method
 
 # program -> (share of the visible tests passed, answer key); unknown programs fail
 PROGRAMS = {
@@ -23,27 +22,15 @@ PROGRAMS = {
 }
 
 
-class ProgramEnv(Environment):
+class ProgramEnv(WholeProgramEnv):
     """Every action is a whole program; the step result is the program's verdict."""
 
     def __init__(self, max_action_bytes: int = 0):
-        desc = description(step_template="[{action}]")
-        desc.facts.complete_answer_actions = True
-        desc.facts.answer_keys = True
-        desc.limits.max_action_bytes = max_action_bytes
-        desc.prompt_pack.act_stop.append("]")
-        desc.prompt_pack.act_max_tokens = 300
-        desc.prompt_pack.search_hints.CopyFrom(env_pb.SearchHints(
-            simulate=False, reflect_each_failure=True, reward_in_value=True, value_weight=0.0))
-        self.description = desc
+        super().__init__()
+        self.description.limits.max_action_bytes = max_action_bytes
+        self.description.prompt_pack.act_max_tokens = 300
         self.stepped: list[str] = []
         self.scored: list[str] = []
-
-    async def describe(self):
-        return self.description
-
-    async def start(self, task: TaskRef) -> Started:
-        return Started("write f", "t", EnvState(env_pb.Snapshot(blob=b"null")))
 
     async def transition(self, state: EnvState, actions) -> list[Stepped]:
         results = []

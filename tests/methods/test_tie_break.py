@@ -8,10 +8,9 @@ import json
 
 from lats_pb import environment_pb2 as env_pb
 
-from planner.environment import Environment, EnvState, Started, Stepped, TaskRef
+from planner.environment import EnvState, Stepped
 
-from tests.methods.fakes import CallModel, run_method
-from tests.planner.fakes import description
+from tests.methods.fakes import CallModel, WholeProgramEnv, run_method
 
 # program -> (share of visible checks passed, answer key, facets: probe call -> value)
 PROGRAMS = {
@@ -23,28 +22,16 @@ PROGRAMS = {
 }
 
 
-class FacetEnv(Environment):
+class FacetEnv(WholeProgramEnv):
     """Whole programs with answer keys and facets; Score knows which is right (hidden)."""
 
     def __init__(self, compare: bool = True):
-        desc = description(step_template="[{action}]")
-        desc.facts.complete_answer_actions = True
-        desc.facts.answer_keys = True
-        desc.prompt_pack.act_stop.append("]")
-        desc.prompt_pack.search_hints.CopyFrom(env_pb.SearchHints(
-            simulate=False, reflect_each_failure=True, reward_in_value=True, value_weight=0.0,
-            reflection=False))
+        super().__init__(reflection=False)
         if compare:
-            desc.prompt_pack.compare_template = "COMPARE {task} call={facet} options={options}"
-            desc.prompt_pack.compare_pattern = r"Answer:\s*([A-Z])"
-        self.description = desc
+            pack = self.description.prompt_pack
+            pack.compare_template = "COMPARE {task} call={facet} options={options}"
+            pack.compare_pattern = r"Answer:\s*([A-Z])"
         self.hidden_reads = 0
-
-    async def describe(self):
-        return self.description
-
-    async def start(self, task: TaskRef) -> Started:
-        return Started("write f", "t", EnvState(env_pb.Snapshot(blob=b"null")))
 
     async def transition(self, state: EnvState, actions) -> list[Stepped]:
         results = []

@@ -11,17 +11,14 @@ episode.
 
 from __future__ import annotations
 
-import json
-
 import grpc
 import pytest
 
 from env_servers.webshop.actions import parse_action
 from lats_pb import environment_pb2 as env_pb
 from lats_pb import environment_pb2_grpc as env_grpc
-from lats_pb import planner_pb2 as pb
 from lats.processes import running_services
-from tests.recorded_search import of, revisits, summary
+from tests.recorded_search import of
 from tests.webshop.e2e_search import SEARCH
 
 
@@ -32,26 +29,14 @@ def events(store, tmp_path_factory):
 
 @pytest.mark.timeout(300)
 def test_the_replay_is_the_recorded_search(events):
-    assert [e.seq for e in events] == list(range(1, len(events) + 1))
-    assert summary(events) == json.loads(SEARCH.expected.read_text("utf-8"))
-    started, result = events[0].started, events[-1].finished
-    assert started.task_id == SEARCH.task and started.environment.startswith("webshop@")
-    assert started.reward_mode == env_pb.REWARD_MODE_HONEST
-    assert started.task.startswith("WebShop\nInstruction:\n")
-    assert result.model == f"replay:{SEARCH.model}" and result.status != pb.RUN_STATUS_ERROR
+    SEARCH.check_replay(events, env_pb.REWARD_MODE_HONEST)
+    assert events[0].started.task.startswith("WebShop\nInstruction:\n")
 
 
 @pytest.mark.timeout(300)
-def test_the_search_went_back_to_an_earlier_snapshot(events):
-    assert revisits(events), "a draw stepped from a state older than the latest"
-
-
-@pytest.mark.timeout(300)
-def test_every_step_parsed_and_every_value_reply_scored(events):
-    added = of(events, "node_added")
-    assert added and all(parse_action(n.action) for n in added if not n.invalid_action)
-    assert events[-1].finished.value_parse_failures == 0
-    assert all(n.reward == 0 for n in added), "honest: no step is rewarded"
+def test_every_step_parsed_every_value_scored_and_the_search_went_back(events):
+    SEARCH.check_steps(events, parse_action)
+    assert all(n.reward == 0 for n in of(events, "node_added")), "honest: no step is rewarded"
 
 
 @pytest.mark.timeout(120)
