@@ -1,5 +1,6 @@
 """A bench of the embedded 0.5B model, replayed: LATS, Reflexion and ReAct
-best-of-k on game24/0 (1 1 4 6) at an equal budget of 10 calls.
+best-of-k on game24/0 (1 1 4 6) at an equal budget of 10 calls (re-recorded when a
+wrong `(left: ...)` list stopped being an invalid step).
 
 recordings/game24_0_qwen0.5b.jsonl.gz holds the model's exchanges, recorded by
     lats bench --start-services --backend local --model qwen2.5-coder-0.5b \\
