@@ -3,10 +3,14 @@ princeton-nlp/tree-of-thought-llm, src/tot/prompts/game24.py): its chain-of-
 thought examples for acting and its sure/likely/impossible value examples,
 rewritten as correctness scores from 1 to 10.
 
-The planner sends a rendered act/value/reflect template as ONE user message,
-with `instructions` as the system message. The trajectory is rendered with
-STEP_TEMPLATE, so the examples use the same `Step N:` / `Observation:` lines
-(a test replays every example through the rules to keep them truthful).
+Acting and value examples are chat turns (the 0.5B model, shown them pasted
+into one message, echoed the instructions in 17 of 38 replies:
+tests/env/real_outputs): each acting example is a conversation, one step per
+model turn and the game's answer as the user's; each value example a user
+message with the steps and the one-line evaluation as the answer. Value and
+reflect prompts show the trajectory with STEP_TEMPLATE (`Step N:` /
+`Observation:` lines, as in the examples; a test replays every example
+through the rules to keep them truthful).
 """
 
 from __future__ import annotations
@@ -71,18 +75,6 @@ Step 4: Answer: (1 + 8 / 4) * 8 = 24
 Observation: Correct: (1 + 8 / 4) * 8 = 24.
 """
 
-ACT_TEMPLATE = """\
-{examples}
-{reflections}
-Now the current puzzle. Reply with step {step} only: ONE line that is \
-either the next step `a op b = c (left: ...)` using two of the numbers left, or, \
-when 24 is the only number left, `Answer: <expression using every input number \
-once> = 24`. No explanation.
-
-Input: {task}
-Steps:
-{trajectory}Step {step}:"""
-
 VALUE_EXAMPLES = """\
 Input: 1 2 3 4
 Steps:
@@ -119,16 +111,6 @@ Observation: left: 14 20
 Evaluation: Numbers left: 14 20. 14 + 20 = 34. 20 - 14 = 6. 14 * 20 = 280. 20 / 14 = 10/7. impossible. Thus the correctness score is 1
 """
 
-VALUE_TEMPLATE = """\
-Judge whether the numbers left can still reach 24 with + - * /. Try a few \
-combinations, say sure, likely or impossible, and end with "Thus the correctness \
-score is N", where N is from 1 to 10 (10 sure, 5 likely, 1 impossible).
-
-{examples}
-Input: {task}
-Steps:
-{trajectory}Evaluation:"""
-
 REFLECT_TEMPLATE = """\
 You tried to solve this Game of 24 puzzle and failed.
 
@@ -145,19 +127,74 @@ REFLECTION_TEMPLATE = "{index}. {reflection}\n"
 VALUE_PATTERN = r"correctness score is\s*(\d+(?:\.\d+)?)"
 
 
+def _episodes(text: str) -> list[tuple[str, list[tuple[str, str]], str]]:
+    """(input, [(action, observation)], evaluation or "") per example block."""
+    episodes = []
+    for block in text.strip().split("\n\n"):
+        lines = block.splitlines()
+        steps, evaluation = [], ""
+        for line in lines[2:]:
+            if line.startswith("Step "):
+                steps.append((line.split(": ", 1)[1], ""))
+            elif line.startswith("Observation: "):
+                steps[-1] = (steps[-1][0], line.removeprefix("Observation: "))
+            elif line.startswith("Evaluation: "):
+                evaluation = line.removeprefix("Evaluation: ")
+        episodes.append((lines[0].removeprefix("Input: "), steps, evaluation))
+    return episodes
+
+
+def act_turns() -> list[environment_pb2.ChatTurn]:
+    """Each acting example as a conversation: the input, then each step as the
+    model's turn and what the game answered as the user's (the last, the answer)."""
+    turns = []
+    for task, steps, _ in _episodes(EXAMPLES):
+        turns.append(environment_pb2.ChatTurn(role="user", content=f"Input: {task}"))
+        for index, (action, observation) in enumerate(steps):
+            turns.append(environment_pb2.ChatTurn(role="assistant", content=action))
+            if index < len(steps) - 1:
+                turns.append(environment_pb2.ChatTurn(
+                    role="user", content=OBSERVATION_TURN.format(observation=observation)))
+    return turns
+
+
+def value_turns() -> list[environment_pb2.ChatTurn]:
+    """Each value example: the steps so far, then the one-line evaluation."""
+    turns = []
+    for task, steps, evaluation in _episodes(VALUE_EXAMPLES):
+        shown = "".join(STEP_TEMPLATE.format(step=i, action=a, observation=o)
+                        for i, (a, o) in enumerate(steps, start=1))
+        turns.append(environment_pb2.ChatTurn(
+            role="user", content=f"Input: {task}\nSteps:\n{shown}{VALUE_REQUEST}"))
+        turns.append(environment_pb2.ChatTurn(role="assistant", content=evaluation))
+    return turns
+
+
+# As chat turns: the input is the episode's first user message, every step the
+# model's own turn (one line) and what the game answered the user's.
+ACT_TEMPLATE = "{reflections}Input: {task}"
+OBSERVATION_TURN = "Observation: {observation}"
+VALUE_REQUEST = (
+    "Judge whether the numbers left can still reach 24 with + - * /. Try a few "
+    "combinations, say sure, likely or impossible, and end with \"Thus the correctness "
+    "score is N\" (10 sure, 5 likely, 1 impossible).")
+VALUE_TEMPLATE = "Input: {task}\nSteps:\n{trajectory}" + VALUE_REQUEST
+
+
 def prompt_pack() -> environment_pb2.PromptPack:
     return environment_pb2.PromptPack(
         instructions=INSTRUCTIONS,
-        examples=EXAMPLES,
         act_template=ACT_TEMPLATE,
+        observation_turn=OBSERVATION_TURN,
+        act_turns=act_turns(),
         value_template=VALUE_TEMPLATE,
+        value_turns=value_turns(),
         reflect_template=REFLECT_TEMPLATE,
         step_template=STEP_TEMPLATE,
         reflection_template=REFLECTION_TEMPLATE,
         reflections_header=REFLECTIONS_HEADER,
-        value_examples=VALUE_EXAMPLES,
         act_stop=["\n"],
-        value_stop=["\nInput:"],
+        value_stop=["\n\n", "\nInput:"],
         value_pattern=VALUE_PATTERN,
         value_min=1,
         value_max=10,

@@ -29,11 +29,36 @@ def test_every_template_formats_with_the_documented_placeholders(pack):
     assert step == "Step 2: <action>\nObservation: <observation>\n"
     assert pack.reflection_template.format(index=1, reflection="<r>") == "1. <r>\n"
     act = pack.act_template.format(**values)
-    assert act.endswith("Input: <task>\nSteps:\n<trajectory>Step <step>:")
-    for name in ("act_template", "value_template"):
-        rendered = getattr(pack, name).format(**values)
-        assert "<task>" in rendered and "<trajectory>" in rendered
+    assert act == "<reflections>Input: <task>", "the trajectory follows as turns"
+    assert pack.observation_turn.format(observation="left: 4 6") == "Observation: left: 4 6"
+    value = pack.value_template.format(**values)
+    assert value.startswith("Input: <task>\nSteps:\n<trajectory>Judge whether")
     assert "<outcome>" in pack.reflect_template.format(**values)
+
+
+def test_the_examples_are_conversations_one_step_a_turn(pack):
+    turns = [(t.role, t.content) for t in pack.act_turns]
+    assert turns[:4] == [("user", "Input: 4 4 6 8"), ("assistant", "4 + 8 = 12 (left: 4 6 12)"),
+                         ("user", "Observation: left: 4 6 12"),
+                         ("assistant", "6 - 4 = 2 (left: 2 12)")]
+    assert sum(1 for role, text in turns if role == "user" and text.startswith("Input: ")) == 4
+    assert all("\n" not in text for role, text in turns if role == "assistant")
+    verdicts = [t.content for t in pack.value_turns if t.role == "assistant"]
+    assert len(verdicts) == 5 and all(v.endswith(("10", "5", "1")) for v in verdicts)
+
+
+def test_the_one_message_pack_made_the_small_model_echo_its_instructions():
+    import json
+    from pathlib import Path
+
+    outputs = json.loads((Path(__file__).parent / "real_outputs" / "game24_qwen.json")
+                         .read_text(encoding="utf-8"))
+    acts = outputs["one_message_pack_qwen0.5b"]["act"]
+    echoed = [a for a in acts if "line that is either the next step" in a]
+    assert len(acts) == 28 and len(echoed) >= 5, "why the examples became turns"
+    cot = outputs["one_message_pack_qwen1.5b_cot"]["cot"]
+    assert all(re.match(r"^(Step \d+: )?(\d|Answer:)", text) for text in cot), (
+        "the 1.5B model kept to one step a line")
 
 
 def test_templates_use_only_documented_placeholders(pack):
