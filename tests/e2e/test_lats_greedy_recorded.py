@@ -4,13 +4,13 @@ returns: at CoT's cost with the greedy gate (its default), and at the cost of
 its root expansion without it, where the samples agree with it.
 
 recordings/humaneval_34_greedy_qwen0.5b.jsonl holds the model's exchanges,
-recorded from the development bench's model calls by
-    lats bench --start-services --backend replay --gateway-arg=--replay=CACHE \\
-        --gateway-arg=--record=FILE --env-name coderunner --env-arg=--reward-mode=none \\
-        --task HumanEval_34_unique -m cot -m lats --max-calls 20 --out DIR
-where CACHE is the gateway --cache file of a bench with the embedded
-qwen2.5-coder-0.5b. A change to the prompt pack or to the requests LATS makes
-invalidates it (the replay then fails on the first unrecorded request).
+recorded (100 s on one core) by
+    lats bench --start-services --backend local --model qwen2.5-coder-0.5b \
+        --gateway-arg=--record=FILE --env-name coderunner --env-arg=--reward-mode=none \
+        --task HumanEval_34_unique -m cot -m lats -m lats:gate=off --max-calls 20 \
+        --concurrency 1 --out DIR
+A change to the prompt pack or to the requests LATS makes invalidates it (the
+replay then fails on the first unrecorded request).
 """
 
 from __future__ import annotations
