@@ -2,8 +2,10 @@
 
 Rules (from Python or a JSON file) are tried in order; the first that matches
 answers. A rule matches when its optional `purpose` equals the request's
-purpose, every `contains` substring is in the last user message and no
-`not_contains` substring is. Choice i of n is `responses[i % len(responses)]`,
+purpose, every `contains` substring is in the last user message, no
+`not_contains` substring is, and every `anywhere` substring is in some message
+of the conversation (a chat-turn pack puts the task in the episode's first user
+message and only the latest observation in the last). Choice i of n is `responses[i % len(responses)]`,
 cut at the first stop sequence (finish "stop") and then to max_tokens
 whitespace-separated tokens (finish "length").
 
@@ -34,7 +36,7 @@ from llm_gateway.backends.base import (
     GenerationResult,
 )
 
-RULE_FIELDS = {"name", "purpose", "contains", "not_contains", "responses"}
+RULE_FIELDS = {"name", "purpose", "contains", "not_contains", "anywhere", "responses"}
 FILE_FIELDS = {"rules", "default"}
 # The purposes the planner sends (llm.proto GenerateRequest.purpose).
 PURPOSES = ("act", "value", "reflect", "setup", "cot")
@@ -49,6 +51,9 @@ matches answers. A rule is an object:
                   responses[i % len], cut at the request's stop sequences
   "contains"      strings that must all be in the prompt's last user message
   "not_contains"  strings that must not be in it
+  "anywhere"      strings that must each be in some message of the
+                  conversation (e.g. the task, or a reflection, when the
+                  last user message is only the latest observation)
   "purpose"       only requests of this purpose: act (one next action),
                   value (a score), reflect, setup (e.g. model-written
                   tests), cot (a whole answer at once); unset = any
@@ -73,13 +78,15 @@ class ScriptRule:
     purpose: str | None = None
     contains: tuple[str, ...] = ()
     not_contains: tuple[str, ...] = ()
+    anywhere: tuple[str, ...] = ()
 
-    def matches(self, purpose: str, prompt: str) -> bool:
+    def matches(self, purpose: str, prompt: str, messages: tuple[str, ...] = ()) -> bool:
+        """`prompt` is the last user message; `messages` every message's content."""
         if self.purpose is not None and self.purpose != purpose:
             return False
-        return all(s in prompt for s in self.contains) and not any(
-            s in prompt for s in self.not_contains
-        )
+        return (all(s in prompt for s in self.contains)
+                and not any(s in prompt for s in self.not_contains)
+                and all(any(s in m for m in messages) for s in self.anywhere))
 
     @classmethod
     def from_dict(cls, data: dict, index: int = 0) -> "ScriptRule":
@@ -99,7 +106,7 @@ class ScriptRule:
         if purpose is not None and purpose not in PURPOSES:
             raise ValueError(f"{label} has purpose {purpose!r}, which the planner never sends; "
                              f"use one of {list(PURPOSES)}, or leave it out to match any")
-        for field in ("contains", "not_contains"):
+        for field in ("contains", "not_contains", "anywhere"):
             value = data.get(field, [])
             if not isinstance(value, list) or not all(isinstance(s, str) for s in value):
                 raise ValueError(f"{label} field {field!r} must be a list of strings")
@@ -109,6 +116,7 @@ class ScriptRule:
             purpose=purpose,
             contains=tuple(data.get("contains", [])),
             not_contains=tuple(data.get("not_contains", [])),
+            anywhere=tuple(data.get("anywhere", [])),
         )
 
 
@@ -168,7 +176,8 @@ class ScriptedBackend(Backend):
 
     async def generate(self, request: GenerationRequest) -> GenerationResult:
         prompt = last_user_message(request)
-        responses = self._responses_for(request.purpose, prompt)
+        messages = tuple(content for _, content in request.messages)
+        responses = self._responses_for(request.purpose, prompt, messages)
         choices = [
             truncate(responses[i % len(responses)], request.stop, request.max_tokens)
             for i in range(request.n)
@@ -180,9 +189,10 @@ class ScriptedBackend(Backend):
             model=request.model or self._model,
         )
 
-    def _responses_for(self, purpose: str, prompt: str) -> tuple[str, ...]:
+    def _responses_for(self, purpose: str, prompt: str,
+                       messages: tuple[str, ...] = ()) -> tuple[str, ...]:
         for rule in self._rules:
-            if rule.matches(purpose, prompt):
+            if rule.matches(purpose, prompt, messages):
                 return rule.responses
         if self._default is not None:
             return (self._default,)

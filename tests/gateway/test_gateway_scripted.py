@@ -50,6 +50,23 @@ async def test_matching_uses_the_last_user_message_only():
     assert result.choices[0].text == "fallback"
 
 
+async def test_anywhere_looks_at_every_message_of_the_conversation():
+    """A chat-turn episode: the task is in its first user message, the last holds
+    only the latest observation; `anywhere` tells episodes apart."""
+    rules = [{"name": "peru", "contains": ["left: 3"], "anywhere": ["Input: Peru"],
+              "responses": ["peru step"]},
+             {"name": "other", "contains": ["left: 3"], "responses": ["other step"]}]
+    backend = ScriptedBackend(rules)
+    episode = (("user", "Input: Peru"), ("assistant", "a"), ("user", "Observation: left: 3"))
+    other = (("user", "Input: Chile"), ("assistant", "a"), ("user", "Observation: left: 3"))
+    assert (await backend.generate(GenerationRequest(messages=episode))).choices[0].text == \
+        "peru step"
+    assert (await backend.generate(GenerationRequest(messages=other))).choices[0].text == \
+        "other step"
+    with pytest.raises(ValueError, match="'anywhere' must be a list of strings"):
+        ScriptedBackend([{"anywhere": "Input", "responses": ["x"]}])
+
+
 async def test_stop_sequence_cuts_at_the_earliest_match():
     backend = ScriptedBackend(RULES)
     result = await backend.generate(request("Question: capital?", n=2, stop=("]", "\n")))
