@@ -83,8 +83,9 @@ def test_the_planner_keeps_every_expansion_call_with_the_run(searched):
     assert {call.node_id for call in calls} <= nodes
     root = next(call for call in calls if call.node_id == "0")
     assert list(root.completions) == ["4 + 5 = 9 (left: 6 9 10)", "6 * 5 = 30 (left: 4 10 30)"]
-    assert [m.role for m in root.prompt] == ["system", "user"]
-    assert "Input: 4 5 6 10" in root.prompt[1].content and root.model.startswith("scripted")
+    roles = [m.role for m in root.prompt]    # the instructions, the few-shot turns, the task
+    assert roles[0] == "system" and roles[-1] == "user" and "assistant" in roles
+    assert root.prompt[-1].content == "Input: 4 5 6 10" and root.model.startswith("scripted")
 
 
 def test_expansions_read_back_as_prompt_completion_with_rewards_and_values(exported, tmp_path,
@@ -93,7 +94,8 @@ def test_expansions_read_back_as_prompt_completion_with_rewards_and_values(expor
     assert {"prompt", "completion", "reward", "outcome", "value", "lm_score", "visits",
             "on_answer_path", "node_id", "child_id", "run_id"} <= set(rows.column_names)
     first = rows[0]
-    assert [m["role"] for m in first["prompt"]] == ["system", "user"]
+    roles = [m["role"] for m in first["prompt"]]
+    assert roles[0] == "system" and roles[-1] == "user" and "assistant" in roles
     assert first["completion"] == [{"role": "assistant", "content": first["completion"][0]["content"]}]
     by_action = {(r["node_id"], r["action"]): r for r in rows}
     dead = by_action[("0", "4 + 5 = 9 (left: 6 9 10)")]
