@@ -15,7 +15,9 @@ first failure its test report shows:
 
 For each kind: programs refined, refinement calls made at them, new programs
 those calls gave, refinements that pass the task's visible checks (reward 1)
-or pass more of them than their parent. Which kinds a refinement rarely fixes
+or pass more of them than their parent. A run whose tree is the same, node for
+node, as one already counted (a variant replaying the same samples from the
+response cache) counts once. Which kinds a refinement rarely fixes
 is read off this table, on the development slice (not on test problems).
 """
 
@@ -44,14 +46,25 @@ def failure_kind(observation: str) -> str:
     return "raised" if _RAISED.search(failed) else "wrong"
 
 
+def tree_signature(run) -> tuple:
+    """The run's task and every node's id and action: equal for two runs that
+    grew the same tree."""
+    return (run.task_id, tuple(sorted((node.id, node.action) for node in run.nodes)))
+
+
 async def measure(location: str, method: str) -> dict[str, Counter]:
     """Per failure kind: refined, calls, new programs, passing and improving children."""
     store = open_run_store(location)
     await store.open()
     table: dict[str, Counter] = defaultdict(Counter)
+    seen: set[tuple] = set()
     try:
         for listed in await store.every_run(RunQuery(method=method, limit=MAX_LIST_LIMIT)):
             run = await store.get(listed.run_id)
+            tree = tree_signature(run)
+            if tree in seen:
+                continue
+            seen.add(tree)
             nodes = {node.id: node for node in run.nodes}
             children = defaultdict(list)
             for node in run.nodes:

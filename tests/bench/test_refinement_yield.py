@@ -28,3 +28,18 @@ spec.loader.exec_module(refinement_yield)
 ])
 def test_failure_kinds(observation, kind):
     assert refinement_yield.failure_kind(observation) == kind
+
+
+def test_a_tree_grown_again_from_cached_samples_has_the_same_signature():
+    from lats_pb import planner_pb2 as pb
+
+    def run(run_id, task, actions):
+        return pb.Run(run_id=run_id, task_id=task,
+                      nodes=[pb.Node(id=i, action=a) for i, a in actions])
+    tree = [("0", ""), ("0.0", "def f(): return 1"), ("0.1", "def f(): return 2")]
+    first, replay = run("a", "HumanEval/1", tree), run("b", "HumanEval/1", tree[::-1])
+    assert refinement_yield.tree_signature(first) == refinement_yield.tree_signature(replay)
+    assert refinement_yield.tree_signature(first) != refinement_yield.tree_signature(
+        run("c", "HumanEval/2", tree))
+    assert refinement_yield.tree_signature(first) != refinement_yield.tree_signature(
+        run("d", "HumanEval/1", tree[:2]))
