@@ -165,7 +165,7 @@ def value_turns() -> list[environment_pb2.ChatTurn]:
         shown = "".join(STEP_TEMPLATE.format(step=i, action=a, observation=o)
                         for i, (a, o) in enumerate(steps, start=1))
         turns.append(environment_pb2.ChatTurn(
-            role="user", content=f"Input: {task}\nSteps:\n{shown}{VALUE_REQUEST}"))
+            role="user", content=VALUE_TEMPLATE.format(task=task, trajectory=shown)))
         turns.append(environment_pb2.ChatTurn(role="assistant", content=evaluation))
     return turns
 
