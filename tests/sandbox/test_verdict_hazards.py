@@ -300,14 +300,28 @@ def f(x):
 '''
 
 
+def all_processes_capped(sandbox) -> bool:
+    """True if a cgroup caps the memory of all a run's processes together (else the cap is split per process)."""
+    return any(slot.channel is not None and slot.channel.memory_capped for slot in sandbox.slots)
+
+
 async def test_memory_is_capped_over_all_the_runs_processes(sandbox):
+    """Three children of 400 MB never hold 1,200 MB at once under a 1 GB cap.
+
+    With a cgroup the kernel kills a child: status `memory`. Without one (a
+    non-root container) the cap is split, 256 MB and 4 processes each: a child
+    fails its allocation (`memory`), or the process cap refuses a fork first
+    (`error`, BlockingIOError) -- which of the two the judge hears first is a
+    race between the child's report and the parent's, and both contain it.
+    """
     limits = Limits(wall_seconds=12.0, cpu_seconds=10, memory_bytes=1 << 30)
     result = await run(sandbox, HOLD_MEMORY_IN_CHILDREN, tests=("assert f(1) == 2",), limits=limits)
     wins = [line for line in result.stdout.splitlines() if line == "HELD 1200 MB"]
-    if sandbox.secure:
-        assert result.status == "memory", result
-    expect_contained(sandbox, wins)
     await assert_still_judges(sandbox)
+    if sandbox.secure:
+        fork_refused = result.status == "error" and "BlockingIOError" in str(result)
+        assert result.status == "memory" or (fork_refused and not all_processes_capped(sandbox)), result
+    expect_contained(sandbox, wins)
 
 
 # ------------------------------------------------------------------ 5. signalling the worker
