@@ -11,7 +11,9 @@ from lats_runtime.serving import ServerOptions, serve_forever
 from llm_gateway.backends.base import Backend
 from llm_gateway.backends.factory import BACKEND_NAMES, make_backend
 from llm_gateway.backends.scripted import SCRIPT_FORMAT
+from llm_gateway.backends.speculation import SPECULATION_MODES, Speculation
 from llm_gateway.service import LlmGatewayServicer, gateway_service_spec
+from llm_gateway.model_store import FAST_MODEL
 from llm_gateway.settings import GatewaySettings
 
 log = logging.getLogger(__name__)
@@ -65,6 +67,19 @@ def verbatim_help(text: str) -> str:
               help="CPU threads of --backend local (default: the CPUs this process may use). "
                    "Two model processes sharing cores run far faster at one thread each, "
                    "or pinned apart (taskset), than contending with one thread per core.")
+@click.option("--speculation", type=click.Choice(SPECULATION_MODES), default="off",
+              show_default=True, envvar="LATS_SPECULATION", show_envvar=True,
+              help="Speculative decoding of --backend local: ngram (prompt lookup: drafts what "
+                   "followed the same tokens earlier in the prompt or output), draft (a small "
+                   "model of the same tokenizer drafts, --draft-model) or off. Off by default: "
+                   "on 2 CPU cores neither paid on a search's requests (bench/README).")
+@click.option("--draft-model", default=FAST_MODEL, show_default=True,
+              envvar="LATS_DRAFT_MODEL", show_envvar=True,
+              help="Model store name of the draft model for --speculation draft (missing: "
+                   "no draft, and the log says how to fetch it).")
+@click.option("--draft-max", type=click.IntRange(min=1), default=None,
+              envvar="LATS_DRAFT_MAX", show_envvar=True,
+              help="Tokens drafted per step at most (default: 16 for ngram, 4 for draft).")
 @click.option("--preload/--no-preload", default=True, show_default=True,
               envvar="LATS_PRELOAD", show_envvar=True,
               help="Load the model before listening, so a broken one fails at start.")
@@ -99,6 +114,7 @@ def serve_gateway(backend_name: str, model: str, base_url: str | None,
                   cache: str | None, script: str | None, latency: float, model_path: str | None,
                   n_ctx: int | None,
                   threads: int | None,
+                  speculation: str, draft_model: str, draft_max: int | None,
                   preload: bool,
                   max_concurrency: int, max_n: int, max_tokens_limit: int,
                   timeout: float, max_retries: int, host: str, port: int,
@@ -114,6 +130,7 @@ def serve_gateway(backend_name: str, model: str, base_url: str | None,
         max_retries=max_retries, replay=replay, script=script,
         model_path=model_path, max_concurrency=max_concurrency, n_ctx=n_ctx,
         threads=threads, record=record, latency=latency, cache=cache,
+        speculation=Speculation(speculation, draft_model=draft_model, draft_max=draft_max),
     )
     asyncio.run(_serve(backend_name, backend_options, settings, options, preload))
 

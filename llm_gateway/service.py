@@ -19,7 +19,7 @@ from lats_pb import llm_pb2, llm_pb2_grpc
 from lats_runtime.calls import RETRYABLE_KEY
 from lats_runtime.run_context import current_run_id, enter_run, run_id_problem
 from lats_runtime.serving import ServiceSpec
-from llm_gateway.backends.exchange_log import cached_prompt_tokens
+from llm_gateway.backends.exchange_log import cached_prompt_tokens, draft_tokens
 from llm_gateway.metrics import MODEL_IN_FLIGHT, record_call
 from llm_gateway.backends.base import (
     FINISH_FILTERED,
@@ -82,8 +82,9 @@ class LlmGatewayServicer(llm_pb2_grpc.LlmGatewayServicer):
             trailing = ((RETRYABLE_KEY, "false"),) if code == grpc.StatusCode.UNAVAILABLE else ()
             await context.abort(code, message, trailing_metadata=trailing)
 
+        drafted, accepted = draft_tokens(result)
         usage = UsageCounts(1, result.prompt_tokens, result.completion_tokens,
-                            cached_prompt_tokens(result))
+                            cached_prompt_tokens(result), drafted, accepted)
         record_call(self._backend.name, result.model or self._backend.model or "default", "ok",
                     seconds, result.prompt_tokens, result.completion_tokens)
         run_usage = self._ledger.record(run_id, usage)
@@ -174,6 +175,8 @@ def _usage_message(counts: UsageCounts) -> llm_pb2.Usage:
         prompt_tokens=counts.prompt_tokens,
         completion_tokens=counts.completion_tokens,
         cached_prompt_tokens=counts.cached_prompt_tokens,
+        draft_tokens=counts.draft_tokens,
+        draft_accepted_tokens=counts.draft_accepted_tokens,
     )
 
 

@@ -12,6 +12,8 @@ class UsageCounts:
     prompt_tokens: int = 0
     completion_tokens: int = 0
     cached_prompt_tokens: int = 0       # of prompt_tokens, served from the prompt cache
+    draft_tokens: int = 0               # proposed by speculative decoding (not in completion_tokens)
+    draft_accepted_tokens: int = 0      # of draft_tokens, those the model accepted
 
     @property
     def total_tokens(self) -> int:
@@ -22,6 +24,8 @@ class UsageCounts:
         self.prompt_tokens += other.prompt_tokens
         self.completion_tokens += other.completion_tokens
         self.cached_prompt_tokens += other.cached_prompt_tokens
+        self.draft_tokens += other.draft_tokens
+        self.draft_accepted_tokens += other.draft_accepted_tokens
 
 
 class UsageLedger:

@@ -38,6 +38,7 @@ def exchange_record(request: GenerationRequest, result: GenerationResult) -> dic
             "prompt_tokens": result.prompt_tokens,
             "completion_tokens": result.completion_tokens,
             "cached_prompt_tokens": cached_prompt_tokens(result),
+            **_draft_fields(result),
         },
         "model": result.model,
     }
@@ -54,7 +55,8 @@ def result_from_record(record: dict) -> GenerationResult:
         prompt_tokens=int(usage.get("prompt_tokens", 0)),
         completion_tokens=int(usage.get("completion_tokens", 0)),
         model=record.get("model", ""),
-        extra={"cached_prompt_tokens": int(usage.get("cached_prompt_tokens", 0))},
+        extra={key: int(usage.get(key, 0))
+               for key in ("cached_prompt_tokens", "draft_tokens", "draft_accepted_tokens")},
     )
 
 
@@ -62,3 +64,19 @@ def cached_prompt_tokens(result: GenerationResult) -> int:
     """The prompt tokens a backend says it served from its prompt cache (0 if unsaid)."""
     cached = result.extra.get("cached_prompt_tokens", 0)
     return min(int(cached), result.prompt_tokens) if isinstance(cached, int) and cached > 0 else 0
+
+
+def draft_tokens(result: GenerationResult) -> tuple[int, int]:
+    """(drafted, accepted) speculative-decoding tokens a backend reports ((0, 0) if unsaid)."""
+    counts = []
+    for key in ("draft_tokens", "draft_accepted_tokens"):
+        value = result.extra.get(key, 0)
+        counts.append(value if isinstance(value, int) and value > 0 else 0)
+    drafted, accepted = counts
+    return drafted, min(accepted, drafted)
+
+
+def _draft_fields(result: GenerationResult) -> dict:
+    """The draft counts for a recorded line, where the backend speculated (else none)."""
+    drafted, accepted = draft_tokens(result)
+    return {"draft_tokens": drafted, "draft_accepted_tokens": accepted} if drafted else {}

@@ -23,6 +23,7 @@ def make_backend(
     max_concurrency: int = 4,
     n_ctx: int | None = None,
     threads: int | None = None,
+    speculation=None,
     record: str | Path | None = None,
     latency: float = 0.0,
     cache: str | Path | None = None,
@@ -30,6 +31,7 @@ def make_backend(
     """Builds the backend `name`; with `record`, wraps it in a RecordingBackend;
     with `cache`, in a CachingBackend (answers recorded requests from the file);
     with `latency` > 0, each call answers only after that many seconds.
+    `speculation` (a backends.speculation.Speculation) is the local backend's.
 
     Backend modules are imported lazily (the local one pulls in the model
     runtime). Raises ValueError for an unknown name or missing option, and
@@ -41,7 +43,7 @@ def make_backend(
         name, model=model, base_url=base_url, api_key=api_key, timeout=timeout,
         max_retries=max_retries, replay=replay, script=script,
         model_path=model_path, max_concurrency=max_concurrency, n_ctx=n_ctx,
-        threads=threads,
+        threads=threads, speculation=speculation,
     )
     if record:
         from llm_gateway.backends.record import RecordingBackend
@@ -59,7 +61,7 @@ def make_backend(
 
 
 def _build(name: str, *, model, base_url, api_key, timeout, max_retries, replay,
-           script, model_path, max_concurrency, n_ctx, threads) -> Backend:
+           script, model_path, max_concurrency, n_ctx, threads, speculation) -> Backend:
     if name == "openai":
         from llm_gateway.backends.openai_backend import OpenAIBackend
 
@@ -82,7 +84,7 @@ def _build(name: str, *, model, base_url, api_key, timeout, max_retries, replay,
 
         sizing = {"n_ctx": n_ctx} if n_ctx else {}  # None: the backend's default
         return LocalBackend(model, model_path=model_path, max_concurrency=max_concurrency,
-                            threads=threads, **sizing)
+                            threads=threads, speculation=speculation, **sizing)
     raise ValueError(
         f"unknown backend {name!r}; valid backends: {', '.join(BACKEND_NAMES)}"
     )

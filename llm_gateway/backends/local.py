@@ -21,6 +21,10 @@ Contract:
   `extra` carries `cached_prompt_tokens` (prefix tokens reused) and the
   prompt/decode milliseconds llama.cpp measured.
 * A cancelled `generate` stops its llama.cpp request at the next token.
+* `speculation` (speculation.py) turns on llama.cpp's speculative decoding;
+  completion_tokens still counts the tokens the model emitted, and `extra`
+  reports the drafted and accepted draft tokens apart (`draft_tokens`,
+  `draft_accepted_tokens`; 0 without speculation).
 """
 
 from __future__ import annotations
@@ -46,6 +50,7 @@ from llm_gateway.backends.base import (
     GenerationRequest,
     GenerationResult,
 )
+from llm_gateway.backends.speculation import Speculation, configure, draft_counts
 
 log = logging.getLogger(__name__)
 
@@ -159,6 +164,7 @@ class LocalBackend(Backend):
         threads: int | None = None,
         max_batch_n: int = 8,
         prompt_cache_mib: int = 2048,
+        speculation: Speculation | None = None,
     ):
         if max_concurrency < 1 or max_batch_n < 1 or n_ctx < 256:
             raise ValueError("max_concurrency and max_batch_n must be >= 1 and n_ctx >= 256")
@@ -169,6 +175,8 @@ class LocalBackend(Backend):
         self._threads = threads or _default_threads()
         self._max_batch_n = max_batch_n
         self._prompt_cache_mib = prompt_cache_mib
+        self._speculation = speculation or Speculation()
+        self.speculation_in_effect = "off"  # set when the weights load (a missing draft: off)
         self._executor = ThreadPoolExecutor(max_workers=max_concurrency,
                                             thread_name_prefix="local-model")
         self._server = None
@@ -278,8 +286,11 @@ class LocalBackend(Backend):
         params.api_keys = [secrets.token_hex(16)]
         params.n_threads_http = 1
         params.verbosity = 0
-        log.info("loading %s (%s) with n_ctx=%d, %d slots, %d threads",
-                 self._model_name, self._model_path, self._n_ctx, self.slots, self._threads)
+        self.speculation_in_effect = configure(params, self._speculation, self._model_path,
+                                               self._threads)
+        log.info("loading %s (%s) with n_ctx=%d, %d slots, %d threads, speculation %s",
+                 self._model_name, self._model_path, self._n_ctx, self.slots, self._threads,
+                 self.speculation_in_effect)
         try:
             return xllamacpp.Server(params)
         except RuntimeError as exc:
@@ -313,6 +324,7 @@ class LocalBackend(Backend):
         choices: list[Completion] = []
         prompt_tokens = completion_tokens = cached = 0
         prompt_ms = decode_ms = 0.0
+        drafted = accepted = 0
         remaining, batch = request.n, 0
         while remaining > 0:
             n = min(remaining, self._max_batch_n)
@@ -331,6 +343,9 @@ class LocalBackend(Backend):
                 prompt_ms = max(t.get("prompt_ms", 0.0) for t in collector.timings)
             completion_tokens += sum(u.get("completion_tokens", 0) for u in collector.usages)
             decode_ms += max((t.get("predicted_ms", 0.0) for t in collector.timings), default=0.0)
+            batch_drafted, batch_accepted = draft_counts(collector.timings)
+            drafted += batch_drafted
+            accepted += batch_accepted
             remaining -= n
             batch += 1
         return GenerationResult(
@@ -339,7 +354,8 @@ class LocalBackend(Backend):
             completion_tokens=completion_tokens,
             model=self._model_name,
             extra={"cached_prompt_tokens": cached, "prompt_ms": prompt_ms,
-                   "decode_ms": decode_ms},
+                   "decode_ms": decode_ms, "draft_tokens": drafted,
+                   "draft_accepted_tokens": accepted},
         )
 
     def _error_from(self, error: dict) -> BackendError:

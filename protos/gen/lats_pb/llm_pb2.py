@@ -24,7 +24,7 @@ _sym_db = _symbol_database.Default()
 
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x11lats_pb/llm.proto\x12\x07lats.v1\",\n\x0b\x43hatMessage\x12\x0c\n\x04role\x18\x01 \x01(\t\x12\x0f\n\x07\x63ontent\x18\x02 \x01(\t\"\xfb\x01\n\x0fGenerateRequest\x12&\n\x08messages\x18\x01 \x03(\x0b\x32\x14.lats.v1.ChatMessage\x12\t\n\x01n\x18\x02 \x01(\r\x12\x13\n\x0btemperature\x18\x03 \x01(\x01\x12\x0c\n\x04stop\x18\x04 \x03(\t\x12\x12\n\nmax_tokens\x18\x05 \x01(\r\x12\x11\n\x04seed\x18\x06 \x01(\x03H\x00\x88\x01\x01\x12\r\n\x05model\x18\x07 \x01(\t\x12\x0e\n\x06run_id\x18\x08 \x01(\t\x12#\n\x06\x62udget\x18\t \x01(\x0b\x32\x0f.lats.v1.BudgetB\x02\x18\x01\x12\x0f\n\x07purpose\x18\n \x01(\t\x12\r\n\x05top_p\x18\x0b \x01(\x01\x42\x07\n\x05_seed\"5\n\x06\x42udget\x12\x11\n\tmax_calls\x18\x01 \x01(\x04\x12\x18\n\x10max_total_tokens\x18\x02 \x01(\x04\"D\n\x06\x43hoice\x12\x0c\n\x04text\x18\x01 \x01(\t\x12,\n\rfinish_reason\x18\x02 \x01(\x0e\x32\x15.lats.v1.FinishReason\"f\n\x05Usage\x12\r\n\x05\x63\x61lls\x18\x01 \x01(\x04\x12\x15\n\rprompt_tokens\x18\x02 \x01(\x04\x12\x19\n\x11\x63ompletion_tokens\x18\x03 \x01(\x04\x12\x1c\n\x14\x63\x61\x63hed_prompt_tokens\x18\x04 \x01(\x04\"\x96\x01\n\x10GenerateResponse\x12 \n\x07\x63hoices\x18\x01 \x03(\x0b\x32\x0f.lats.v1.Choice\x12\x1d\n\x05usage\x18\x02 \x01(\x0b\x32\x0e.lats.v1.Usage\x12\r\n\x05model\x18\x03 \x01(\t\x12\x0f\n\x07\x62\x61\x63kend\x18\x04 \x01(\t\x12!\n\trun_usage\x18\x05 \x01(\x0b\x32\x0e.lats.v1.Usage\"!\n\x0fGetUsageRequest\x12\x0e\n\x06run_id\x18\x01 \x01(\t\"1\n\x10GetUsageResponse\x12\x1d\n\x05usage\x18\x01 \x01(\x0b\x32\x0e.lats.v1.Usage\"\x18\n\x16\x44\x65scribeBackendRequest\"g\n\x17\x44\x65scribeBackendResponse\x12\x0f\n\x07\x62\x61\x63kend\x18\x01 \x01(\t\x12\r\n\x05model\x18\x02 \x01(\t\x12\x17\n\x0fmax_concurrency\x18\x03 \x01(\r\x12\x13\n\x0bmax_samples\x18\x04 \x01(\r*{\n\x0c\x46inishReason\x12\x1d\n\x19\x46INISH_REASON_UNSPECIFIED\x10\x00\x12\x16\n\x12\x46INISH_REASON_STOP\x10\x01\x12\x18\n\x14\x46INISH_REASON_LENGTH\x10\x02\x12\x1a\n\x16\x46INISH_REASON_FILTERED\x10\x03\x32\xe4\x01\n\nLlmGateway\x12?\n\x08Generate\x12\x18.lats.v1.GenerateRequest\x1a\x19.lats.v1.GenerateResponse\x12?\n\x08GetUsage\x12\x18.lats.v1.GetUsageRequest\x1a\x19.lats.v1.GetUsageResponse\x12T\n\x0f\x44\x65scribeBackend\x12\x1f.lats.v1.DescribeBackendRequest\x1a .lats.v1.DescribeBackendResponseb\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x11lats_pb/llm.proto\x12\x07lats.v1\",\n\x0b\x43hatMessage\x12\x0c\n\x04role\x18\x01 \x01(\t\x12\x0f\n\x07\x63ontent\x18\x02 \x01(\t\"\xfb\x01\n\x0fGenerateRequest\x12&\n\x08messages\x18\x01 \x03(\x0b\x32\x14.lats.v1.ChatMessage\x12\t\n\x01n\x18\x02 \x01(\r\x12\x13\n\x0btemperature\x18\x03 \x01(\x01\x12\x0c\n\x04stop\x18\x04 \x03(\t\x12\x12\n\nmax_tokens\x18\x05 \x01(\r\x12\x11\n\x04seed\x18\x06 \x01(\x03H\x00\x88\x01\x01\x12\r\n\x05model\x18\x07 \x01(\t\x12\x0e\n\x06run_id\x18\x08 \x01(\t\x12#\n\x06\x62udget\x18\t \x01(\x0b\x32\x0f.lats.v1.BudgetB\x02\x18\x01\x12\x0f\n\x07purpose\x18\n \x01(\t\x12\r\n\x05top_p\x18\x0b \x01(\x01\x42\x07\n\x05_seed\"5\n\x06\x42udget\x12\x11\n\tmax_calls\x18\x01 \x01(\x04\x12\x18\n\x10max_total_tokens\x18\x02 \x01(\x04\"D\n\x06\x43hoice\x12\x0c\n\x04text\x18\x01 \x01(\t\x12,\n\rfinish_reason\x18\x02 \x01(\x0e\x32\x15.lats.v1.FinishReason\"\x9b\x01\n\x05Usage\x12\r\n\x05\x63\x61lls\x18\x01 \x01(\x04\x12\x15\n\rprompt_tokens\x18\x02 \x01(\x04\x12\x19\n\x11\x63ompletion_tokens\x18\x03 \x01(\x04\x12\x1c\n\x14\x63\x61\x63hed_prompt_tokens\x18\x04 \x01(\x04\x12\x14\n\x0c\x64raft_tokens\x18\x05 \x01(\x04\x12\x1d\n\x15\x64raft_accepted_tokens\x18\x06 \x01(\x04\"\x96\x01\n\x10GenerateResponse\x12 \n\x07\x63hoices\x18\x01 \x03(\x0b\x32\x0f.lats.v1.Choice\x12\x1d\n\x05usage\x18\x02 \x01(\x0b\x32\x0e.lats.v1.Usage\x12\r\n\x05model\x18\x03 \x01(\t\x12\x0f\n\x07\x62\x61\x63kend\x18\x04 \x01(\t\x12!\n\trun_usage\x18\x05 \x01(\x0b\x32\x0e.lats.v1.Usage\"!\n\x0fGetUsageRequest\x12\x0e\n\x06run_id\x18\x01 \x01(\t\"1\n\x10GetUsageResponse\x12\x1d\n\x05usage\x18\x01 \x01(\x0b\x32\x0e.lats.v1.Usage\"\x18\n\x16\x44\x65scribeBackendRequest\"g\n\x17\x44\x65scribeBackendResponse\x12\x0f\n\x07\x62\x61\x63kend\x18\x01 \x01(\t\x12\r\n\x05model\x18\x02 \x01(\t\x12\x17\n\x0fmax_concurrency\x18\x03 \x01(\r\x12\x13\n\x0bmax_samples\x18\x04 \x01(\r*{\n\x0c\x46inishReason\x12\x1d\n\x19\x46INISH_REASON_UNSPECIFIED\x10\x00\x12\x16\n\x12\x46INISH_REASON_STOP\x10\x01\x12\x18\n\x14\x46INISH_REASON_LENGTH\x10\x02\x12\x1a\n\x16\x46INISH_REASON_FILTERED\x10\x03\x32\xe4\x01\n\nLlmGateway\x12?\n\x08Generate\x12\x18.lats.v1.GenerateRequest\x1a\x19.lats.v1.GenerateResponse\x12?\n\x08GetUsage\x12\x18.lats.v1.GetUsageRequest\x1a\x19.lats.v1.GetUsageResponse\x12T\n\x0f\x44\x65scribeBackend\x12\x1f.lats.v1.DescribeBackendRequest\x1a .lats.v1.DescribeBackendResponseb\x06proto3')
 
 _globals = globals()
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, _globals)
@@ -33,8 +33,8 @@ if not _descriptor._USE_C_DESCRIPTORS:
   DESCRIPTOR._loaded_options = None
   _globals['_GENERATEREQUEST'].fields_by_name['budget']._loaded_options = None
   _globals['_GENERATEREQUEST'].fields_by_name['budget']._serialized_options = b'\030\001'
-  _globals['_FINISHREASON']._serialized_start=929
-  _globals['_FINISHREASON']._serialized_end=1052
+  _globals['_FINISHREASON']._serialized_start=983
+  _globals['_FINISHREASON']._serialized_end=1106
   _globals['_CHATMESSAGE']._serialized_start=30
   _globals['_CHATMESSAGE']._serialized_end=74
   _globals['_GENERATEREQUEST']._serialized_start=77
@@ -43,18 +43,18 @@ if not _descriptor._USE_C_DESCRIPTORS:
   _globals['_BUDGET']._serialized_end=383
   _globals['_CHOICE']._serialized_start=385
   _globals['_CHOICE']._serialized_end=453
-  _globals['_USAGE']._serialized_start=455
-  _globals['_USAGE']._serialized_end=557
-  _globals['_GENERATERESPONSE']._serialized_start=560
-  _globals['_GENERATERESPONSE']._serialized_end=710
-  _globals['_GETUSAGEREQUEST']._serialized_start=712
-  _globals['_GETUSAGEREQUEST']._serialized_end=745
-  _globals['_GETUSAGERESPONSE']._serialized_start=747
-  _globals['_GETUSAGERESPONSE']._serialized_end=796
-  _globals['_DESCRIBEBACKENDREQUEST']._serialized_start=798
-  _globals['_DESCRIBEBACKENDREQUEST']._serialized_end=822
-  _globals['_DESCRIBEBACKENDRESPONSE']._serialized_start=824
-  _globals['_DESCRIBEBACKENDRESPONSE']._serialized_end=927
-  _globals['_LLMGATEWAY']._serialized_start=1055
-  _globals['_LLMGATEWAY']._serialized_end=1283
+  _globals['_USAGE']._serialized_start=456
+  _globals['_USAGE']._serialized_end=611
+  _globals['_GENERATERESPONSE']._serialized_start=614
+  _globals['_GENERATERESPONSE']._serialized_end=764
+  _globals['_GETUSAGEREQUEST']._serialized_start=766
+  _globals['_GETUSAGEREQUEST']._serialized_end=799
+  _globals['_GETUSAGERESPONSE']._serialized_start=801
+  _globals['_GETUSAGERESPONSE']._serialized_end=850
+  _globals['_DESCRIBEBACKENDREQUEST']._serialized_start=852
+  _globals['_DESCRIBEBACKENDREQUEST']._serialized_end=876
+  _globals['_DESCRIBEBACKENDRESPONSE']._serialized_start=878
+  _globals['_DESCRIBEBACKENDRESPONSE']._serialized_end=981
+  _globals['_LLMGATEWAY']._serialized_start=1109
+  _globals['_LLMGATEWAY']._serialized_end=1337
 # @@protoc_insertion_point(module_scope)

@@ -69,16 +69,20 @@ class Choice(_message.Message):
     def __init__(self, text: _Optional[str] = ..., finish_reason: _Optional[_Union[FinishReason, str]] = ...) -> None: ...
 
 class Usage(_message.Message):
-    __slots__ = ("calls", "prompt_tokens", "completion_tokens", "cached_prompt_tokens")
+    __slots__ = ("calls", "prompt_tokens", "completion_tokens", "cached_prompt_tokens", "draft_tokens", "draft_accepted_tokens")
     CALLS_FIELD_NUMBER: _ClassVar[int]
     PROMPT_TOKENS_FIELD_NUMBER: _ClassVar[int]
     COMPLETION_TOKENS_FIELD_NUMBER: _ClassVar[int]
     CACHED_PROMPT_TOKENS_FIELD_NUMBER: _ClassVar[int]
+    DRAFT_TOKENS_FIELD_NUMBER: _ClassVar[int]
+    DRAFT_ACCEPTED_TOKENS_FIELD_NUMBER: _ClassVar[int]
     calls: int
     prompt_tokens: int
     completion_tokens: int
     cached_prompt_tokens: int
-    def __init__(self, calls: _Optional[int] = ..., prompt_tokens: _Optional[int] = ..., completion_tokens: _Optional[int] = ..., cached_prompt_tokens: _Optional[int] = ...) -> None: ...
+    draft_tokens: int
+    draft_accepted_tokens: int
+    def __init__(self, calls: _Optional[int] = ..., prompt_tokens: _Optional[int] = ..., completion_tokens: _Optional[int] = ..., cached_prompt_tokens: _Optional[int] = ..., draft_tokens: _Optional[int] = ..., draft_accepted_tokens: _Optional[int] = ...) -> None: ...
 
 class GenerateResponse(_message.Message):
     __slots__ = ("choices", "usage", "model", "backend", "run_usage")
