@@ -2,6 +2,8 @@
 
     python bench/paired_table.py bench/results/DIR/results.jsonl \
         --labels cot,lats,best_of_n --against cot --against best_of_n
+    python bench/paired_table.py RECORDS --label cot --label 'lats:deeper=0.2,prior_weight=4' \
+        --against cot
 
 For every label and seed: hidden-test success, calls, prompt + completion
 tokens and wall seconds per problem, tokens per solved problem,
@@ -55,11 +57,15 @@ def short(task: str) -> str:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("records", type=Path)
-    parser.add_argument("--labels", required=True, help="comma-separated variant labels")
+    parser.add_argument("--labels", default="", help="comma-separated variant labels")
+    parser.add_argument("--label", action="append", default=[],
+                        help="one variant label, taken whole (repeatable; for labels with commas)")
     parser.add_argument("--against", action="append", default=[], help="label to pair against")
     parser.add_argument("--budget", type=int, default=None, help="only records of this call budget")
     args = parser.parse_args()
-    labels = args.labels.split(",")
+    labels = [*(label for label in args.labels.split(",") if label), *args.label]
+    if not labels:
+        parser.error("name the variants with --labels A,B or --label A --label B")
     runs = load(args.records, args.budget)
     tasks = [t for t in runs.get((labels[0], 0), {})
              if all(t in runs.get((label, 0), {}) for label in labels)]
