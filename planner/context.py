@@ -112,6 +112,7 @@ class SearchContext:
         self.nodes_expanded = 0
         self.value_parse_failures = 0
         self.max_action_bytes = description.limits.max_action_bytes
+        self.max_option_bytes = description.limits.max_option_bytes
         self.answers = AnswerBook(self)
         self.iterations = 0      # what k counts for the strategy, so far (it keeps this up)
         reward_range = description.reward_range
@@ -188,7 +189,7 @@ class SearchContext:
             setup = await self.sample(renderer.setup(), "setup", "setup", 1, 0.0,
                                       self.pack.setup_stop, self.pack.setup_max_tokens)
             self.events.setup_finished(option, setup[0], time.monotonic() - began)
-            task = task.with_option(option, setup[0])
+            task = task.with_option(option, setup[0], self.max_option_bytes)
             self.task = task
         started = await self.env.start(task)
         self.renderer = PromptRenderer(self.pack, started.observation)

@@ -48,9 +48,18 @@ class TaskRef:
             request.task_id = self.task_id
         return request
 
-    def with_option(self, key: str, value: str) -> TaskRef:
-        return TaskRef(self.task_id, self.inline_task,
-                       tuple(dict(self.options, **{key: value}).items()), self.seed)
+    def with_option(self, key: str, value: str, max_option_bytes: int = 0) -> TaskRef:
+        """This task with option `key` set to `value`; with `max_option_bytes` (the
+        server's limits.max_option_bytes), `value` is cut, on a character boundary,
+        so that all the options fit."""
+        options = dict(self.options)
+        options.pop(key, None)
+        if max_option_bytes:
+            used = sum(len(k.encode()) + len(v.encode()) for k, v in options.items())
+            room = max(0, max_option_bytes - used - len(key.encode()))
+            value = value.encode()[:room].decode("utf-8", errors="ignore")
+        options[key] = value
+        return TaskRef(self.task_id, self.inline_task, tuple(options.items()), self.seed)
 
 
 @dataclass(frozen=True)

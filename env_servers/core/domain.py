@@ -53,6 +53,7 @@ class DomainDescription:
     reward_mode: str
     max_steps: int = 8
     max_action_bytes: int = 4096
+    max_option_bytes: int = 65536  # Reset options, all keys and values together
     facts: environment_pb2.EnvironmentFacts | None = None
     blob_snapshots: bool = True
 
@@ -61,8 +62,8 @@ class DomainDescription:
             raise ValueError("a domain must declare at least one split")
         if self.reward_mode not in REWARD_MODES:
             raise ValueError(f"reward_mode must be one of {REWARD_MODES}")
-        if self.max_steps < 1 or self.max_action_bytes < 1:
-            raise ValueError("max_steps and max_action_bytes must be positive")
+        if self.max_steps < 1 or self.max_action_bytes < 1 or self.max_option_bytes < 1:
+            raise ValueError("max_steps, max_action_bytes and max_option_bytes must be positive")
 
     @property
     def default_split(self) -> str:

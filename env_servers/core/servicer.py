@@ -91,6 +91,7 @@ class EnvironmentServicer(environment_pb2_grpc.EnvironmentServicer):
         self.description = domain.describe()
         self.max_steps = settings.max_steps or self.description.max_steps
         self.max_action_bytes = settings.max_action_bytes or self.description.max_action_bytes
+        self.max_option_bytes = settings.max_option_bytes or self.description.max_option_bytes
         self.max_batch_actions = settings.max_batch_actions
         self.blobs = self.description.blob_snapshots
         self.codec = (SnapshotCodec(snapshot_key(settings.snapshot_key), domain.name,
@@ -280,7 +281,19 @@ class EnvironmentServicer(environment_pb2_grpc.EnvironmentServicer):
     async def _reset(self, request) -> ResetOutcome:
         """A new episode for a ResetRequest."""
         task = self._task_of(request)
-        return await self._call(self.domain.reset, task, request.seed, dict(request.options))
+        options = dict(request.options)
+        self._check_options(options)
+        return await self._call(self.domain.reset, task, request.seed, options)
+
+    def _check_options(self, options: dict[str, str]) -> None:
+        size = sum(len(key.encode("utf-8")) + len(value.encode("utf-8"))
+                   for key, value in options.items())
+        if size > self.max_option_bytes:
+            largest = max(options, key=lambda key: len(options[key].encode("utf-8")))
+            raise InvalidRequest(
+                f"Reset options are {size} bytes in all (keys and values), more than "
+                f"max_option_bytes={self.max_option_bytes} (Describe.limits); the largest is "
+                f"{quoted(largest)}: send a shorter one")
 
     def _snapshot(self, point: _Point) -> environment_pb2.Snapshot:
         """The snapshot a client gets for `point`: its signed blob, or its replay."""
@@ -348,6 +361,7 @@ class EnvironmentServicer(environment_pb2_grpc.EnvironmentServicer):
                 max_steps=self.max_steps,
                 max_action_bytes=self.max_action_bytes,
                 max_batch_actions=self.max_batch_actions,
+                max_option_bytes=self.max_option_bytes,
             ),
             prompt_pack=d.prompt_pack,
             splits=list(d.splits),

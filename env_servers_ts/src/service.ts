@@ -22,6 +22,9 @@ import { Descriptor, descriptorsByName, wireProblem } from "./wire";
 type Pb = any;
 type State = env.PuzzleState;
 
+// Reset options, all keys and values together (the puzzle takes none: any is refused).
+const MAX_OPTION_BYTES = 4096;
+
 export interface Settings {
   maxSteps: number; maxActionBytes: number; maxBatchActions: number; key: Buffer;
 }
@@ -127,7 +130,7 @@ export class PuzzleService {
       },
       reward_range: { min: 0, max: 1, success_threshold: 1 },
       limits: { max_steps: s.maxSteps, max_action_bytes: s.maxActionBytes,
-                max_batch_actions: s.maxBatchActions },
+                max_batch_actions: s.maxBatchActions, max_option_bytes: MAX_OPTION_BYTES },
       prompt_pack: PROMPT_PACK,
       splits: [...SPLITS],
       reward_mode: "REWARD_MODE_NONE",
@@ -155,7 +158,14 @@ export class PuzzleService {
   }
 
   private checkOptions(request: Pb): void {
-    const keys = Object.keys(request?.options ?? {});
+    const options: Record<string, string> = request?.options ?? {};
+    const keys = Object.keys(options);
+    const size = keys.reduce((total, key) =>
+      total + Buffer.byteLength(key, "utf8") + Buffer.byteLength(options[key] ?? "", "utf8"), 0);
+    if (size > MAX_OPTION_BYTES) {
+      throw invalid(`Reset options are ${size} bytes in all (keys and values), more than ` +
+        `max_option_bytes=${MAX_OPTION_BYTES} (Describe.limits); send fewer, shorter options`);
+    }
     if (keys.length) {
       throw invalid(`unknown option(s) ${keys.slice(0, 3).map((key) => quoted(key, 40)).join(", ")}` +
         `${keys.length > 3 ? ` and ${keys.length - 3} more` : ""}; the sliding puzzle takes no options`);

@@ -7,7 +7,7 @@ import pytest
 from google.protobuf import struct_pb2
 from lats_pb import environment_pb2
 
-from lats.conformance.helpers import expect_status
+from lats.conformance.helpers import PROTOCOL_MAX_MESSAGE_BYTES, expect_status
 
 
 def _list_all(stub, timeout, split="", page_size=7):
@@ -92,3 +92,21 @@ def test_inline_task_without_capability_is_failed_precondition(stub, describe, r
     inline.update({"conformance": True})
     expect_status(grpc.StatusCode.FAILED_PRECONDITION, stub.Reset,
                   environment_pb2.ResetRequest(inline_task=inline), timeout=rpc_timeout)
+
+
+def test_options_over_max_option_bytes_are_invalid_argument(stub, limits, task_id, rpc_timeout):
+    """Declared limits.max_option_bytes: Reset refuses options larger in all, by size,
+    naming the limit (an unknown option is refused too, so the message tells them apart)."""
+    limit = limits.max_option_bytes
+    if not limit:
+        pytest.skip("the server declares no limits.max_option_bytes")
+    if limit + 1 > PROTOCOL_MAX_MESSAGE_BYTES - 1024:
+        pytest.skip("max_option_bytes is beyond what one request may carry")
+    key = "conformance"
+    request = environment_pb2.ResetRequest(task_id=task_id,
+                                           options={key: "~" * (limit + 1 - len(key))})
+    error = expect_status(grpc.StatusCode.INVALID_ARGUMENT, stub.Reset, request,
+                          timeout=rpc_timeout, what="options of max_option_bytes + 1 bytes")
+    assert "max_option_bytes" in error.details(), (
+        f"options over the limit must be refused naming limits.max_option_bytes, got: "
+        f"{error.details()}")

@@ -45,6 +45,7 @@ SERVICE = pb.DESCRIPTOR.services_by_name["Environment"].full_name   # lats.envir
 PROTOCOL = SERVICE.rsplit(".", 1)[0]
 RETIRED_SERVICE = "lats.v1.Environment"
 MAX_STEPS, MAX_ACTION_BYTES, MAX_BATCH_ACTIONS = 8, 64, 16
+MAX_OPTION_BYTES = 1024  # Reset options in all (the ladder takes none)
 DEFAULT_PAGE, MAX_PAGE = 100, 1000
 MAX_MESSAGE_CHARS = 1000
 
@@ -163,6 +164,11 @@ def _non_finite_value(value, path: str) -> str | None:
 
 def episode_of(reset: pb.ResetRequest) -> Episode:
     """A new episode of the task a ResetRequest names."""
+    size = sum(len(k.encode()) + len(v.encode()) for k, v in reset.options.items())
+    if size > MAX_OPTION_BYTES:
+        raise Refusal(grpc.StatusCode.INVALID_ARGUMENT,
+                      f"Reset options are {size} bytes in all, more than "
+                      f"max_option_bytes={MAX_OPTION_BYTES}; send fewer, shorter options")
     if reset.options:
         raise Refusal(grpc.StatusCode.INVALID_ARGUMENT,
                       f"unknown option(s) {', '.join(quoted(k) for k in sorted(reset.options)[:3])};"
@@ -297,7 +303,8 @@ class WordLadder(pb_grpc.EnvironmentServicer):
                 pattern=r"^\s*[A-Za-z]+\s*$"),
             reward_range=pb.RewardRange(min=0, max=1, success_threshold=1),
             limits=pb.Limits(max_steps=MAX_STEPS, max_action_bytes=MAX_ACTION_BYTES,
-                             max_batch_actions=MAX_BATCH_ACTIONS),
+                             max_batch_actions=MAX_BATCH_ACTIONS,
+                             max_option_bytes=MAX_OPTION_BYTES),
             prompt_pack=PACK, splits=[SPLIT], reward_mode=pb.REWARD_MODE_NONE)
 
     @answered

@@ -11,7 +11,9 @@ from google.protobuf import struct_pb2
 from lats_pb import environment_pb2
 
 from lats_runtime.environment_versions import PROTOCOL
-from tests.env.fakes import BlockingCounterDomain, CounterDomain
+from env_servers.core.errors import TaskNotFound
+from env_servers.core.snapshots import SnapshotCodec, SnapshotPayload, snapshot_key
+from tests.env.fakes import TASKS, BlockingCounterDomain, CounterDomain
 from tests.env.helpers import serving, status_of
 
 pytestmark = pytest.mark.timeout(30)
@@ -184,3 +186,42 @@ async def test_stopping_closes_the_domain():
     async with serving(domain) as env:
         await env.reset("counter/0")
     assert domain.closed
+
+
+async def test_reset_options_over_the_limit_are_refused_before_the_domain_reads_them():
+    async with serving(CounterDomain(), max_option_bytes=100) as env:
+        described = await env.stub.Describe(environment_pb2.DescribeRequest())
+        assert described.limits.max_option_bytes == 100
+        fits = await env.reset("counter/0", options={"k": "x" * 99})  # 1 + 99 bytes
+        assert fits.observation == "count 0"
+        error = await status_of(env.reset("counter/0", options={"k": "x" * 99, "j": ""}))
+        assert error.code() == Code.INVALID_ARGUMENT
+        assert "max_option_bytes=100" in error.details() and "'k'" in error.details()
+        error = await status_of(env.reset("counter/0", options={"k": "é" * 50}))  # 101 bytes
+        assert error.code() == Code.INVALID_ARGUMENT and "101 bytes" in error.details()
+    async with serving(CounterDomain()) as env:
+        described = await env.stub.Describe(environment_pb2.DescribeRequest())
+        assert described.limits.max_option_bytes == 65536  # the domain's default
+
+
+class _TaskNamingCounter(CounterDomain):
+    """A counter whose state names its task, and whose Score looks the task up."""
+
+    def score(self, state):
+        if state.get("task", TASKS[0]) not in TASKS:
+            raise TaskNotFound(f"unknown task {state['task']!r}")
+        return super().score(state)
+
+
+async def test_a_well_signed_snapshot_naming_an_unknown_task_is_not_found():
+    """NOT_FOUND answers an unknown task id wherever it is named: a Reset, a replay's
+    reset, or the state of a well-signed blob (a replica of a build with other tasks
+    made it, so another replica may serve it) -- docs/protocol.md, Statuses."""
+    domain = _TaskNamingCounter()
+    codec = SnapshotCodec(snapshot_key("k"), domain.name, domain.version)
+    forged = codec.encode(SnapshotPayload({"count": 0, "observation": "count 0",
+                                           "task": "counter/404"}, 0, False))
+    async with serving(domain, snapshot_key="k") as env:
+        error = await status_of(env.score(environment_pb2.Snapshot(blob=forged)))
+        assert error.code() == Code.NOT_FOUND and "counter/404" in error.details()
+        assert (await status_of(env.reset("counter/404"))).code() == Code.NOT_FOUND

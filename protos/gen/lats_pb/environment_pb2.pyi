@@ -90,14 +90,16 @@ class RewardRange(_message.Message):
     def __init__(self, min: _Optional[float] = ..., max: _Optional[float] = ..., success_threshold: _Optional[float] = ...) -> None: ...
 
 class Limits(_message.Message):
-    __slots__ = ("max_steps", "max_action_bytes", "max_batch_actions")
+    __slots__ = ("max_steps", "max_action_bytes", "max_batch_actions", "max_option_bytes")
     MAX_STEPS_FIELD_NUMBER: _ClassVar[int]
     MAX_ACTION_BYTES_FIELD_NUMBER: _ClassVar[int]
     MAX_BATCH_ACTIONS_FIELD_NUMBER: _ClassVar[int]
+    MAX_OPTION_BYTES_FIELD_NUMBER: _ClassVar[int]
     max_steps: int
     max_action_bytes: int
     max_batch_actions: int
-    def __init__(self, max_steps: _Optional[int] = ..., max_action_bytes: _Optional[int] = ..., max_batch_actions: _Optional[int] = ...) -> None: ...
+    max_option_bytes: int
+    def __init__(self, max_steps: _Optional[int] = ..., max_action_bytes: _Optional[int] = ..., max_batch_actions: _Optional[int] = ..., max_option_bytes: _Optional[int] = ...) -> None: ...
 
 class ChatTurn(_message.Message):
     __slots__ = ("role", "content")
