@@ -73,7 +73,10 @@ class BwrapLauncher(Launcher):
         self.tmp_bytes = tmp_bytes
         self.shm_bytes = shm_bytes
         self._uids: dict[int, int] = {}
-        self._cgroups: dict[int, SlotCgroup | None] = {}
+        self._cgroups: dict[int, SlotCgroup] = {}  # each slot's current worker's
+        self._stale_cgroups: list[SlotCgroup] = []  # retired workers', removed once empty
+        self._workers_started: dict[int, int] = {}
+        self._cgroups_available = running_as_root()
         self.pool_name = uuid.uuid4().hex[:12]
         self._source = source_frame(self.design)
 
@@ -136,17 +139,31 @@ class BwrapLauncher(Launcher):
         ]  # fmt: skip
         return helper_argv(argv) if self.candidate_uid_apart else argv
 
-    def slot_cgroup(self, slot: int):
-        """The slot's cgroup (made once), or None where this host allows none."""
-        if slot not in self._cgroups:
-            self._cgroups[slot] = create_slot_cgroup(self.pool_name, slot) if running_as_root() else None
-        return self._cgroups[slot]
+    def worker_cgroup(self, slot: int) -> SlotCgroup | None:
+        """A fresh cgroup for the slot's next worker (None where this host allows none).
+
+        The previous worker's cgroup is removed once its processes are gone:
+        memory still charged to it (freed after them) is never the next worker's.
+        """
+        previous = self._cgroups.pop(slot, None)
+        if previous is not None:
+            self._stale_cgroups.append(previous)
+        self._stale_cgroups = [cgroup for cgroup in self._stale_cgroups if not cgroup.remove()]
+        if not self._cgroups_available:
+            return None
+        number = self._workers_started[slot] = self._workers_started.get(slot, -1) + 1
+        cgroup = create_slot_cgroup(self.pool_name, slot, number)
+        if cgroup is None:
+            self._cgroups_available = False  # said once (logged); per-process caps from now on
+            return None
+        self._cgroups[slot] = cgroup
+        return cgroup
 
     async def start(self, slot: int) -> WorkerChannel:
         apart = self.candidate_uid_apart  # the helper starts as root and maps the slot's uids itself
         channel = await start_subprocess_worker(
             self.argv(), uid=None if apart else self.slot_uid(slot), env={"PATH": "/usr/bin:/bin"},
-            cgroup=self.slot_cgroup(slot),
+            cgroup=self.worker_cgroup(slot),
         )
         try:
             if apart:
@@ -158,5 +175,5 @@ class BwrapLauncher(Launcher):
         return channel
 
     async def aclose(self) -> None:
-        if any(self._cgroups.values()):
+        if self._cgroups or self._stale_cgroups:
             await asyncio.to_thread(remove_pool_cgroups, self.pool_name)

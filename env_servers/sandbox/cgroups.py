@@ -1,8 +1,12 @@
 """A memory and process cap over all of a slot's processes, and how to tell it was hit.
 
-Each bwrap slot gets its own cgroup (cgroup v2 with the memory and pids
-controllers, else the v1 `memory` and `pids` hierarchies), which the worker
-and so every process of every run is started in. Runs of a slot never
+Each bwrap worker gets a cgroup of its own (cgroup v2 with the memory and
+pids controllers, else the v1 `memory` and `pids` hierarchies), which it and
+so every process of every run it judges is started in; a slot's next worker
+gets a fresh one, so memory a retired worker left charged (tmpfs and shared
+memory freed after its processes are gone) never counts against a later run.
+A worker whose runs leave memory charged beyond what it held before its first
+run (`SlotCgroup.memory_beyond`) is retired by the pool. Runs of a slot never
 overlap, so before each run the pool sets the caps from that run's limits:
 the memory cap is the run's `memory_bytes` plus `JUDGE_ALLOWANCE` for the
 supervisor and the judge, over every process together (not per process);
@@ -52,6 +56,7 @@ class SlotCgroup:
         self.directories = directories
         self.version = version
         self._caps: tuple[int, int] | None = None  # the caps last written
+        self._baseline: int | None = None
 
     @property
     def procs_files(self) -> list[str]:
@@ -86,17 +91,44 @@ class SlotCgroup:
             _write(with_swap, memory)
         _write(pids_dir / "pids.max", pids)
 
+    def memory_pinned(self) -> int:
+        """Bytes charged now that reclaim cannot take back: anonymous memory and shared
+        memory or tmpfs pages (page cache, which the kernel reclaims under the cap, is
+        left out); 0 where the counters cannot be read."""
+        keys = ("anon", "shmem") if self.version == 2 else ("total_rss", "total_shmem")
+        try:
+            stats = dict(line.split() for line in
+                         (self.directories[0] / "memory.stat").read_text().splitlines())
+            return sum(int(stats.get(key, 0)) for key in keys)
+        except (OSError, ValueError):
+            return 0
+
+    def note_baseline(self) -> None:
+        """What the worker holds before its first run: later runs are measured against it."""
+        self._baseline = self.memory_pinned()
+
+    def memory_beyond(self) -> int:
+        """Pinned bytes beyond the baseline now (0 before a baseline is noted)."""
+        if self._baseline is None:
+            return 0
+        return max(0, self.memory_pinned() - self._baseline)
+
     def oom_kills(self) -> int:
         if self.version == 2:
             return _oom_kills(self.directories[0] / "memory.events", "oom_kill")
         return _oom_kills(self.directories[0] / "memory.oom_control", "oom_kill")
 
-    def remove(self) -> None:
+    def remove(self) -> bool:
+        """Remove the cgroup's directories; False while processes are still dying in them."""
+        removed = True
         for directory in self.directories:
             try:
                 directory.rmdir()
+            except FileNotFoundError:
+                pass
             except OSError:
-                pass  # processes still dying in it; the next cleanup takes it
+                removed = False  # the next cleanup takes it
+        return removed
 
 
 FALLBACK_PROCESS_BYTES = 256 << 20
@@ -121,21 +153,23 @@ def _v2_root() -> Path | None:
     return None
 
 
-def create_slot_cgroup(pool_name: str, slot: int) -> SlotCgroup | None:
-    """Make the slot's cgroup (v2, else v1 memory + pids); None where this host allows neither."""
+def create_slot_cgroup(pool_name: str, slot: int, worker: int = 0) -> SlotCgroup | None:
+    """Make a cgroup for the slot's `worker`-th worker (v2, else v1 memory + pids); None where
+    this host allows neither."""
     name = f"lats-sandbox-{os.getpid()}-{pool_name}"
+    leaf = f"slot{slot}-w{worker}"
     try:
         v2 = _v2_root()
         if v2 is not None:
             parent = v2 / name
             parent.mkdir(exist_ok=True)
             _write(parent / "cgroup.subtree_control", "+memory +pids")
-            directory = parent / f"slot{slot}"
+            directory = parent / leaf
             directory.mkdir(exist_ok=True)
             return SlotCgroup([directory], 2)
         memory, pids = ROOT / "memory", ROOT / "pids"
         if (memory / "memory.limit_in_bytes").exists() and (pids / "cgroup.procs").exists():
-            directories = [memory / name / f"slot{slot}", pids / name / f"slot{slot}"]
+            directories = [memory / name / leaf, pids / name / leaf]
             for directory in directories:
                 directory.mkdir(parents=True, exist_ok=True)
             return SlotCgroup(directories, 1)

@@ -96,6 +96,13 @@ class WorkerChannel(abc.ABC):
         """How many processes the kernel's OOM killer has stopped under the cap so far."""
         return 0
 
+    def note_memory_baseline(self) -> None:
+        """Before the worker's first run: what it holds, that later runs are held to."""
+
+    def memory_left_behind(self) -> int:
+        """Bytes a finished run left pinned under the cap beyond the baseline (0 uncapped)."""
+        return 0
+
 
 class SubprocessChannel(WorkerChannel):
     """A worker started as a local subprocess (bwrap, or the insecure process backend)."""
@@ -149,6 +156,13 @@ class SubprocessChannel(WorkerChannel):
 
     def oom_kills(self) -> int:
         return self.cgroup.oom_kills() if self.cgroup is not None else 0
+
+    def note_memory_baseline(self) -> None:
+        if self.cgroup is not None:
+            self.cgroup.note_baseline()
+
+    def memory_left_behind(self) -> int:
+        return self.cgroup.memory_beyond() if self.cgroup is not None else 0
 
 
 CAP_RETRY_SECONDS = 5.0

@@ -12,6 +12,7 @@ retried once on a fresh worker, so one run's damage never reads as another's.
 from __future__ import annotations
 
 import asyncio
+import logging
 import math
 import secrets
 import time
@@ -36,6 +37,10 @@ DEFAULT_START_TIMEOUT = 60.0
 DEFAULT_REPLY_GRACE = 3.0
 READY_FRAME_BYTES = 4096
 MAX_SOURCE_CHARS = 8 << 20
+# Pinned memory (anonymous, shared, tmpfs) a run may leave in its worker's cgroup
+# beyond the worker's own before the worker is retired: more would shrink the
+# next run's cap (round three: a right 150 MB program was judged `memory`).
+LEFTOVER_MEMORY_BYTES = 16 << 20
 
 
 def validate(request: RunRequest) -> None:
@@ -61,6 +66,7 @@ def validate(request: RunRequest) -> None:
             raise ValueError(f"Limits.{field} must be positive")
 
 
+log = logging.getLogger(__name__)
 _LOST = object()  # a run whose worker died (or answered out of turn) before replying
 
 
@@ -119,6 +125,8 @@ class _Slot:
         if isinstance(limits, RunResult):
             return limits
         oom_kills = channel.oom_kills()
+        if self.runs == 0:
+            channel.note_memory_baseline()
         started = time.monotonic()
         try:
             await channel.send(request_frame(request, nonce, limits))
@@ -166,9 +174,19 @@ class _Slot:
             )
         return limits
 
+    def _holds_leftover_memory(self) -> bool:
+        channel = self.channel
+        left = channel.memory_left_behind() if channel is not None else 0
+        if left > LEFTOVER_MEMORY_BYTES:
+            log.info("a run left %d MB pinned in its worker's cgroup; the worker is retired", left >> 20)
+            return True
+        return False
+
     async def _judged(self, request: RunRequest, reply: dict, nonce: str, started: float):
         """The result a worker's reply stands for (or _LOST); the worker is replaced when it must be."""
-        retires = bool(reply.get("retire"))  # the run left something behind: a fresh worker for the next
+        # The run left something behind (the worker says so, or memory stays pinned
+        # under the cap): a fresh worker, in a fresh cgroup, for the next.
+        retires = bool(reply.get("retire")) or self._holds_leftover_memory()
         if reply.get("lost") is True:  # the program killed its judge, or the judge overran
             await self.discard()
             status = STATUS_CRASHED
