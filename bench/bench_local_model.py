@@ -10,8 +10,14 @@ is the least disturbed one; the CPU pressure seen during the runs is printed):
   * sibling value calls: k different prompts that share a long prefix (the
     value prompts of one expansion's children), sent at once to a backend
     with k concurrent calls (one llama.cpp batch) vs one after another.
+With --mix, it instead replays the requests of recorded searches under each
+speculative-decoding mode (bench/speculation_mix.py): completion tokens/s,
+draft acceptance and seconds per request type, and greedy agreement with off.
+
 This is a script that prints figures, not a test. Usage:
     python bench/bench_local_model.py [--model qwen2.5-coder-0.5b] [--repeats 3] [--n 5]
+    python bench/bench_local_model.py --mix bench/request_mix/*.jsonl \
+        --model qwen2.5-coder-1.5b --modes off,ngram,draft --out FILE.jsonl
 """
 
 from __future__ import annotations
@@ -20,6 +26,7 @@ import argparse
 import asyncio
 import time
 import uuid
+from pathlib import Path
 
 from llm_gateway.backends.base import GenerationRequest
 from llm_gateway.backends.local import LocalBackend
@@ -119,7 +126,26 @@ def _cpu_pressure() -> str:
         return "n/a"
 
 
+async def mix_main(args: argparse.Namespace) -> None:
+    """The speculation modes over a recorded request mix (bench/speculation_mix.py)."""
+    from speculation_mix import load_mix, read_rows, report, run_mode
+
+    mix = load_mix([Path(path) for path in args.mix])
+    counts = {kind: sum(1 for item in mix if item["type"] == kind) for kind in
+              dict.fromkeys(item["type"] for item in mix)}
+    print(f"mix: {len(mix)} requests from {len(args.mix)} recordings {counts}")
+    out = Path(args.out)
+    for model in args.models or [args.model]:
+        for mode in args.modes.split(","):
+            await run_mode(model, mode, mix, out, threads=args.threads, draft_max=args.draft_max)
+    print(report(read_rows(out)))
+    print(f"CPU pressure (PSI some avg10) at the end: {_cpu_pressure()}")
+
+
 async def main(args: argparse.Namespace) -> None:
+    if args.mix:
+        await mix_main(args)
+        return
     backend = LocalBackend(args.model, model_path=args.model_path, max_concurrency=1,
                            n_ctx=args.n_ctx, threads=args.threads, max_batch_n=max(8, args.n))
     started = time.perf_counter()
@@ -172,6 +198,14 @@ def _parse() -> argparse.Namespace:
     parser.add_argument("--max-tokens", type=int, default=64)
     parser.add_argument("--prompt-words", type=int, default=400)
     parser.add_argument("--prefix-words", type=int, default=1000)
+    parser.add_argument("--mix", nargs="+", default=None,
+                        help="recorded searches (exchange-log JSONL) whose requests to replay")
+    parser.add_argument("--models", nargs="+", default=None, help="--mix: several models in turn")
+    parser.add_argument("--modes", default="off,ngram,draft",
+                        help="--mix: speculation modes, comma-separated (off first)")
+    parser.add_argument("--draft-max", type=int, default=None)
+    parser.add_argument("--out", default="speculation-mix.jsonl",
+                        help="--mix: a row per request (kept; a later run resumes from it)")
     return parser.parse_args()
 
 
