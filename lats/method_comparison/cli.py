@@ -42,6 +42,18 @@ DB_NAME = "bench.sqlite3"
 EVALUATED_ENVIRONMENTS = ("coderunner", "hotpotqa", "hotpotqa-cot")   # exports.py
 
 
+def record_line(record: dict) -> str:
+    """One finished job as the bench prints it: the search's own outcome and, apart,
+    what Score said (a search can end `solved` on its visible checks and fail Score)."""
+    if record["scored"]:
+        score = "Score passed" if record["success"] else "Score FAILED"
+    else:
+        score = "not scored"
+    detail = record["error"] or f"{record['calls']} calls, {record['wall_seconds']:.1f}s"
+    return (f"{record['task_id']} {record['label']} k={record['k']}: search {record['status']}, "
+            f"{score}; {detail}")
+
+
 def _int_list(value: str, name: str) -> list[int]:
     try:
         numbers = [int(part) for part in value.split(",") if part.strip()]
@@ -300,10 +312,7 @@ def _run(jobs, planner, env, session, store, concurrency, timeout) -> None:
             solved += record["success"]
             progress.advance(bar)
             progress.update(bar, description=f"searching ({solved} solved)")
-            detail = record["error"] or f"{record['calls']} calls, {record['wall_seconds']:.1f}s"
-            progress.console.print(f"{record['status']:6s} {record['task_id']} "
-                                   f"{record['label']} k={record['k']}: {detail}",
-                                   highlight=False, markup=False)
+            progress.console.print(record_line(record), highlight=False, markup=False)
 
         try:
             asyncio.run(run_jobs(jobs, planner, env, session, on_record, concurrency, timeout))

@@ -73,3 +73,15 @@ def test_rows_are_paired_per_task_against_cot_and_show_tokens_per_solved_task():
     lats_cells = cells[[r.label for r in rows.values()].index("lats")]
     assert lats_cells[header.index("vs cot")] == "+1/-1"
     assert lats_cells[header.index("success")] == "0.75 (3/4)"
+
+
+def test_the_printed_line_tells_the_searchs_outcome_from_scores():
+    """A search can end `solved` on its visible checks and still fail Score's hidden tests."""
+    from lats.method_comparison.cli import record_line
+
+    passed = record("HumanEval/1", "lats", k=8, solved=True, calls=3, wall=7.25)
+    assert record_line(passed) == "HumanEval/1 lats k=8: search solved, Score passed; 3 calls, 7.2s"
+    hidden_fail = dict(passed, success=False)
+    assert "search solved, Score FAILED" in record_line(hidden_fail)
+    unscored = record("t9", "lats", solved=False, scored=False)
+    assert "search failed, not scored" in record_line(unscored)
