@@ -4,7 +4,7 @@ Every class is a frozen dataclass built from the protobuf message by its
 `from_message`; the message itself stays reachable as `.message` (left out of
 equality and repr) for tools that want the wire form. Statuses are
 `RunStatus` members, strings equal to their short names: "running", "solved",
-"failed", "error", "interrupted".
+"failed", "error", "interrupted", "cancelled".
 """
 
 from __future__ import annotations

@@ -1,7 +1,7 @@
 """Run statuses: the wire enum (lats planner RunStatus) and the short names people read.
 
 `RunStatus` is a `StrEnum` whose values are the short names ("running",
-"solved", "failed", "error", "interrupted"), so stored records, printed lines
+"solved", "failed", "error", "interrupted", "cancelled"), so stored records, printed lines
 and JSON keep the same strings; the planner's search outcomes, the run views,
 the bench records and the client library all use it. The planner's messages
 carry the protocol enum; `to_wire` and `from_wire` are the one place the two
@@ -24,8 +24,9 @@ class RunStatus(enum.StrEnum):
     RUNNING = "running"
     SOLVED = "solved"             # a terminal state reached the success threshold
     FAILED = "failed"             # budget or tree exhausted without success
-    ERROR = "error"               # an environment or gateway failure, or a cancelled search
+    ERROR = "error"               # an environment or gateway failure
     INTERRUPTED = "interrupted"   # its planner died or shut down before it ended
+    CANCELLED = "cancelled"       # its client cancelled the search before it ended
 
     @property
     def ended(self) -> bool:

@@ -11,8 +11,8 @@
   stream   the search's events as it emits them, then `finished` with the
            run's result (status ERROR naming the failure if the search raised)
   finish   always, also when the client cancelled or the planner is stopping:
-           stop a search cut short (ERROR, or INTERRUPTED while the planner shuts
-           down), close the fallback environment, store the final record (a write
+           stop a search cut short (CANCELLED by its client, or INTERRUPTED while
+           the planner shuts down), close the fallback environment, store the final record (a write
            that a second cancellation does not stop) and count the run's metrics
 """
 
@@ -189,7 +189,7 @@ class SolveRun:
             if runs.closing:
                 interrupted(run, f"planner {runs.owner} shut down during the search")
             else:
-                run.status = to_wire(RunStatus.ERROR)
+                run.status = run.result.status = to_wire(RunStatus.CANCELLED)
                 run.result.error = "the client cancelled the search"
         if self.fallback_env is not None:
             await self.fallback_env.aclose()

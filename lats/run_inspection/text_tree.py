@@ -22,7 +22,7 @@ from lats.run_inspection.views import NOT_EVALUATED, answer_path, value_formula
 
 STATUS_STYLES = {RunStatus.SOLVED: "bold green", RunStatus.FAILED: "bold red",
                  RunStatus.ERROR: "bold red", RunStatus.RUNNING: "bold cyan",
-                 RunStatus.INTERRUPTED: "bold yellow"}
+                 RunStatus.INTERRUPTED: "bold yellow", RunStatus.CANCELLED: "yellow"}
 
 
 def _one_line(text: str, width: int) -> str:

@@ -17,7 +17,7 @@ def test_every_wire_status_has_a_member_and_comes_back_unchanged():
 
 def test_the_values_are_the_short_names_that_records_store_and_print():
     assert [str(status) for status in NAMED] == ["running", "solved", "failed", "error",
-                                                 "interrupted"]
+                                                 "interrupted", "cancelled"]
     assert RunStatus.SOLVED == "solved" and f"{RunStatus.ERROR}" == "error"
     assert json.dumps({"status": RunStatus.FAILED}) == '{"status": "failed"}'
     assert RunStatus("interrupted") is RunStatus.INTERRUPTED
@@ -34,6 +34,6 @@ def test_only_running_and_unspecified_are_not_ended():
 
 @pytest.mark.parametrize("name", ["unspecified", "SOLVED", "done", ""])
 def test_parse_names_the_statuses_a_query_may_use(name):
-    with pytest.raises(ValueError, match="use one of error, failed, interrupted, running, solved"):
+    with pytest.raises(ValueError, match="use one of cancelled, error, failed, interrupted, running, solved"):
         parse(name)
     assert parse("solved") is RunStatus.SOLVED

@@ -6,6 +6,7 @@ const Lats = {
   STATUS: {
     RUN_STATUS_RUNNING: "running", RUN_STATUS_SOLVED: "solved", RUN_STATUS_FAILED: "failed",
     RUN_STATUS_ERROR: "error", RUN_STATUS_INTERRUPTED: "interrupted",
+    RUN_STATUS_CANCELLED: "cancelled",
     RUN_STATUS_UNSPECIFIED: "unspecified",
   },
 

@@ -18,12 +18,14 @@ class RunStatus(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
     RUN_STATUS_FAILED: _ClassVar[RunStatus]
     RUN_STATUS_ERROR: _ClassVar[RunStatus]
     RUN_STATUS_INTERRUPTED: _ClassVar[RunStatus]
+    RUN_STATUS_CANCELLED: _ClassVar[RunStatus]
 RUN_STATUS_UNSPECIFIED: RunStatus
 RUN_STATUS_RUNNING: RunStatus
 RUN_STATUS_SOLVED: RunStatus
 RUN_STATUS_FAILED: RunStatus
 RUN_STATUS_ERROR: RunStatus
 RUN_STATUS_INTERRUPTED: RunStatus
+RUN_STATUS_CANCELLED: RunStatus
 
 class SearchConfig(_message.Message):
     __slots__ = ("method", "n_samples", "iterations", "max_depth", "exploration_weight", "value_weight", "reflection", "simulate", "temperature", "seed", "model", "max_reflections", "budget", "value_samples", "lm_value", "fallback_env_address", "parallel", "greedy_first", "answer_rule", "dedup", "stop_class_size", "agreement_weight", "lazy_reflection", "widening", "greedy_gate", "branching", "wider_prior", "deeper_prior", "prior_strength", "tie_break")
