@@ -28,7 +28,6 @@ from __future__ import annotations
 import json
 import re
 import time
-from collections import defaultdict
 from pathlib import Path
 
 from llm_gateway.backends.base import GenerationRequest
@@ -124,41 +123,55 @@ def _divergence(a: str, b: str) -> str:
     return f"char {at} of {len(a)}: {a[max(0, at - 20):at + 10]!r} vs {b[max(0, at - 20):at + 10]!r}"
 
 
+def _cell(rows: list[dict]) -> dict:
+    return {"n": len(rows), "seconds": sum(r["seconds"] for r in rows),
+            "tokens": sum(r["completion_tokens"] for r in rows),
+            "drafted": sum(r["draft_tokens"] for r in rows),
+            "accepted": sum(r["draft_accepted_tokens"] for r in rows)}
+
+
+def _figures(cell: dict, base: dict | None) -> str:
+    if not cell["n"] or not cell["seconds"]:
+        return "-"
+    rate = cell["tokens"] / cell["seconds"]
+    ratio = ""
+    if base is not None and base["seconds"] and base["tokens"]:
+        ratio = f" ({rate / (base['tokens'] / base['seconds']):.2f}x)"
+    accept = (f", {cell['accepted'] / cell['drafted']:.0%} of {cell['drafted']}"
+              if cell["drafted"] else "")
+    return f"{rate:.1f}{ratio}{accept}, {cell['seconds'] / cell['n']:.1f} s"
+
+
 def report(rows: list[dict]) -> str:
-    """The tables: per model, mode and type; the whole mix; greedy agreement with `off`."""
+    """The tables: per model, type and mode; the whole mix; greedy agreement with `off`.
+
+    A mode's figures are compared with `off` on the same requests only (a mode
+    still running, or cut short, has fewer)."""
     lines = []
-    cells = defaultdict(lambda: {"n": 0, "seconds": 0.0, "tokens": 0, "drafted": 0, "accepted": 0})
-    for row in rows:
-        for key in ((row["model"], row["mode"], row["type"]), (row["model"], row["mode"], "all")):
-            cell = cells[key]
-            cell["n"] += 1
-            cell["seconds"] += row["seconds"]
-            cell["tokens"] += row["completion_tokens"]
-            cell["drafted"] += row["draft_tokens"]
-            cell["accepted"] += row["draft_accepted_tokens"]
-    models = sorted({row["model"] for row in rows})
-    for model in models:
-        modes = [m for m in ("off", "ngram", "draft") if (model, m, "all") in cells]
-        lines.append(f"\n{model}: completion tok/s (x vs off), acceptance, s/request")
+    for model in sorted({row["model"] for row in rows}):
+        mine = [row for row in rows if row["model"] == model]
+        off = {(r["file"], r["index"]): r for r in mine if r["mode"] == "off"}
+        modes = [m for m in ("off", "ngram", "draft") if any(r["mode"] == m for r in mine)]
+        lines.append(f"\n{model}: completion tok/s (x vs off on the same requests), "
+                     "draft acceptance, s/request")
         lines.append("| type | requests | " + " | ".join(modes) + " |")
         lines.append("|---|---|" + "---|" * len(modes))
         for kind in (*TYPES, "all"):
-            if (model, "off", kind) not in cells:
+            base_rows = [r for r in off.values() if kind in ("all", r["type"])]
+            if not base_rows:
                 continue
-            base = cells[(model, "off", kind)]
-            base_rate = base["tokens"] / base["seconds"] if base["seconds"] else 0.0
             parts = []
             for mode in modes:
-                cell = cells.get((model, mode, kind))
-                if not cell or not cell["seconds"]:
-                    parts.append("-")
+                these = [r for r in mine if r["mode"] == mode and kind in ("all", r["type"])
+                         and (r["file"], r["index"]) in off]
+                if mode == "off":
+                    parts.append(_figures(_cell(these), None))
                     continue
-                rate = cell["tokens"] / cell["seconds"]
-                ratio = f" ({rate / base_rate:.2f}x)" if mode != "off" and base_rate else ""
-                accept = (f", {cell['accepted'] / cell['drafted']:.0%} of {cell['drafted']}"
-                          if cell["drafted"] else "")
-                parts.append(f"{rate:.1f}{ratio}{accept}, {cell['seconds'] / cell['n']:.1f} s")
-            lines.append(f"| {kind} | {base['n']} | " + " | ".join(parts) + " |")
+                keys = {(r["file"], r["index"]) for r in these}
+                paired = len(keys) < len(base_rows)
+                figures = _figures(_cell(these), _cell([off[key] for key in keys]))
+                parts.append(figures + (f" ({len(keys)} requests)" if paired and these else ""))
+            lines.append(f"| {kind} | {len(base_rows)} | " + " | ".join(parts) + " |")
         lines.extend(_greedy_agreement(rows, model))
     return "\n".join(lines)
 

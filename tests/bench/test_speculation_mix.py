@@ -40,3 +40,10 @@ def test_the_report_gives_ratios_acceptance_and_where_greedy_texts_diverge():
     assert "| all | 2 | 9.2, 6.0 s | 14.7 (1.60x), 71% of 84, 3.8 s |" in text
     assert "greedy texts equal to off under ngram: 1/2" in text
     assert "f#1 (value), char 6 of 7: 'score 8' vs 'score 7'" in text
+
+
+def test_a_mode_cut_short_is_compared_with_off_on_its_own_requests_only():
+    rows = [_row("off", 0, "refine", 10.0, 100, ["a"]), _row("off", 1, "refine", 1.0, 100, ["b"]),
+            _row("draft", 0, "refine", 20.0, 100, ["a"], drafted=10, accepted=5)]
+    text = speculation_mix.report(rows)
+    assert "| refine | 2 | 18.2, 5.5 s | 5.0 (0.50x), 50% of 10, 20.0 s (1 requests) |" in text
