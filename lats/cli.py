@@ -76,6 +76,16 @@ def _register() -> None:
     main.add_command(webshop, "webshop")
     main.add_command(health, "health")
     main.add_command(deploy, "deploy")
+    _show_envvars(main)
+
+
+def _show_envvars(command: click.Command) -> None:
+    """Every option that reads an environment variable names it in --help."""
+    for param in command.params:
+        if isinstance(param, click.Option) and param.envvar:
+            param.show_envvar = True
+    for sub in getattr(command, "commands", {}).values():
+        _show_envvars(sub)
 
 
 _register()
