@@ -19,9 +19,13 @@ its own, so a scrape never waits for the event loop.
 
 from __future__ import annotations
 
+import socket
+import threading
 from dataclasses import dataclass
+from wsgiref.simple_server import WSGIRequestHandler, make_server
 
-from prometheus_client import Counter, Gauge, Histogram, start_http_server
+from prometheus_client import Counter, Gauge, Histogram, make_wsgi_app
+from prometheus_client.exposition import ThreadingWSGIServer
 
 # Model calls on a CPU take minutes and searches longer: buckets up to an hour.
 LATENCY_BUCKETS = (0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0,
@@ -65,7 +69,31 @@ class MetricsServer:
         self._server.server_close()
 
 
+METRICS_PATH = "/metrics"
+
+
+def metrics_only(app):
+    """`app` at /metrics; every other path is 404 naming the one that serves."""
+
+    def serve(environ, start_response):
+        if environ.get("PATH_INFO", "") != METRICS_PATH:
+            start_response("404 Not Found", [("Content-Type", "text/plain; charset=utf-8")])
+            return [f"not found: the metrics are at {METRICS_PATH}\n".encode()]
+        return app(environ, start_response)
+
+    return serve
+
+
+class _QuietHandler(WSGIRequestHandler):
+    def log_message(self, format, *args):  # noqa: A002 -- scrapes are not worth a log line
+        pass
+
+
 def start_metrics_server(host: str, port: int) -> MetricsServer:
-    """Serves this process's metrics at http://HOST:PORT/metrics (port 0: any free one)."""
-    server, _thread = start_http_server(port, addr=host)
+    """Serves this process's metrics at http://HOST:PORT/metrics, and only there (port 0:
+    any free one), from a daemon thread."""
+    family = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)[0][0]
+    server_class = type("MetricsHTTPServer", (ThreadingWSGIServer,), {"address_family": family})
+    server = make_server(host, port, metrics_only(make_wsgi_app()), server_class, _QuietHandler)
+    threading.Thread(target=server.serve_forever, name="metrics", daemon=True).start()
     return MetricsServer(host, server.server_port, server)
