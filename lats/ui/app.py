@@ -198,7 +198,15 @@ async def page(request: web.Request) -> web.FileResponse:
     return web.FileResponse(STATIC / name)
 
 
+HEALTH_CHECK_SECONDS = 5.0
+
+
 async def healthz(request: web.Request) -> web.Response:
+    """200 while the viewer can read its run store (a lookup of no run), else 503 saying why."""
+    try:
+        await asyncio.wait_for(request.app[STORE_KEY].get("healthz-probe"), HEALTH_CHECK_SECONDS)
+    except Exception as error:  # noqa: BLE001 -- any failure to read the store is "not ready"
+        return web.Response(status=503, text=f"the run store cannot be read: {error!r:.300}\n")
     return web.Response(text="ok\n")
 
 

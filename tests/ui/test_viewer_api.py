@@ -164,6 +164,18 @@ async def test_health_and_metrics(viewer):
     assert 'lats_ui_requests_total{code="200",route="/api/runs"}' in text
 
 
+async def test_healthz_says_not_ready_while_the_run_store_cannot_be_read(viewer):
+    client, store = viewer
+    await store.close()  # the store gone: the viewer cannot serve a page of runs
+
+    async def unreadable(run_id):
+        raise ConnectionError("database is down")
+
+    store.get = unreadable
+    reply = await client.get("/healthz")
+    assert reply.status == 503 and "database is down" in await reply.text()
+
+
 def test_the_vendored_d3_is_the_one_its_readme_names():
     readme = (STATIC / "vendor" / "README.md").read_text()
     digest = hashlib.sha256((STATIC / "vendor" / "d3.min.js").read_bytes()).hexdigest()
