@@ -20,8 +20,8 @@ status (lats_client.errors).
 from lats_runtime.run_status import RunStatus
 
 from lats_client.aio import AsyncPlanner, AsyncSearch
-from lats_client.errors import (DeadlineExceeded, InvalidRequest, LatsError, NotAPlanner,
-                                RunNotFound, ServiceBusy, ServiceUnavailable)
+from lats_client.errors import (DeadlineExceeded, InvalidRequest, InvalidSetting, LatsError,
+                                NotAPlanner, RunNotFound, ServiceBusy, ServiceUnavailable)
 from lats_client.events import (Backpropagated, Event, Finished, IterationStarted, NodeAdded,
                                 NodeEvaluated, NodeSelected, ReflectionAdded, SetupFinished,
                                 SetupStarted, Snapshot, Started, TerminalReached)
@@ -30,7 +30,7 @@ from lats_client.types import (Facets, Node, Reflection, Result, Run, RunPage, S
 
 __all__ = [
     "AsyncPlanner", "AsyncSearch", "Backpropagated", "DeadlineExceeded", "Event", "Facets",
-    "Finished", "InvalidRequest", "IterationStarted", "LatsError", "Node", "NodeAdded",
+    "Finished", "InvalidRequest", "InvalidSetting", "IterationStarted", "LatsError", "Node", "NodeAdded",
     "NodeEvaluated", "NodeSelected", "NotAPlanner", "Planner", "Reflection", "ReflectionAdded",
     "Result", "Run", "RunNotFound", "RunPage", "RunStatus", "Score", "Search", "SearchStreamError",
     "ServiceBusy", "ServiceUnavailable", "SetupFinished", "SetupStarted", "Snapshot", "Started",

@@ -12,6 +12,16 @@ from __future__ import annotations
 import grpc
 
 
+class InvalidSetting(ValueError):
+    """A search setting the client cannot send as given (raised before any call):
+    names the field, the value and what it takes."""
+
+    def __init__(self, field: str, value, takes: str):
+        super().__init__(f"{field}={value!r}: {takes}")
+        self.field = field
+        self.value = value
+
+
 class LatsError(Exception):
     """A call to `service` at `address` failed with status `code`."""
 

@@ -4,7 +4,9 @@ A search's settings are SearchConfig's fields by name (planner.proto): a
 mapping or a SearchConfig as `config`, then the shortcuts (`method`, `n`,
 `k`, `depth`, `max_calls`, `max_tokens`), then any other field as a keyword
 (`temperature=0.8`, `greedy_first=False`, ...). A name SearchConfig lacks is
-a TypeError that lists the names it has.
+a TypeError that lists the names it has; a value a field cannot hold (a
+negative count, a word for a number) or a shortcut given as 0 (which the
+protocol reads as "the method's default") is an InvalidSetting naming it.
 """
 
 from __future__ import annotations
@@ -13,10 +15,13 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from google.protobuf import json_format
+from google.protobuf.descriptor import FieldDescriptor
 
 from lats_pb import planner_pb2 as pb
 
 from lats_runtime.run_status import parse, to_wire
+
+from lats_client.errors import InvalidSetting
 
 CONFIG_FIELDS = tuple(f.name for f in pb.SearchConfig.DESCRIPTOR.fields)
 SHORTCUTS = {"n": "n_samples", "k": "iterations", "depth": "max_depth"}
@@ -32,22 +37,48 @@ def search_config(config: pb.SearchConfig | Mapping[str, Any] | None = None, *,
         message.CopyFrom(config)
     elif config is not None:
         _check_names(config)
-        json_format.ParseDict(dict(config), message)
+        for name, value in dict(config).items():
+            _set(message, name, value)
     _check_names(fields)
-    shortcuts = {SHORTCUTS[name]: value for name, value in (("n", n), ("k", k), ("depth", depth))
-                 if value is not None}
-    if method is not None:
-        shortcuts["method"] = method
-    for name, value in {**shortcuts, **fields}.items():
-        if name == "budget" and isinstance(value, Mapping):
-            json_format.ParseDict(dict(value), message.budget)
-        elif value is not None:
-            setattr(message, name, value)
+    for name, value in (("n", n), ("k", k), ("depth", depth)):
+        if value is not None and not isinstance(value, bool) and value == 0:
+            raise InvalidSetting(name, value, "give a count >= 1, or leave it out for the "
+                                              "method's default")
+    given = [(SHORTCUTS[name], value, name) for name, value in (("n", n), ("k", k), ("depth", depth))]
+    given += [("method", method, "method"), *((name, value, name) for name, value in fields.items())]
+    for name, value, shown in given:
+        if value is not None:
+            _set(message, name, value, shown)
     if max_calls is not None:
-        message.budget.max_calls = max_calls
+        _set(message.budget, "max_calls", max_calls, "max_calls")
     if max_tokens is not None:
-        message.budget.max_total_tokens = max_tokens
+        _set(message.budget, "max_total_tokens", max_tokens, "max_tokens")
     return message
+
+
+_TAKES = {
+    FieldDescriptor.CPPTYPE_UINT32: "a whole number >= 0", FieldDescriptor.CPPTYPE_UINT64:
+    "a whole number >= 0", FieldDescriptor.CPPTYPE_INT32: "a whole number",
+    FieldDescriptor.CPPTYPE_INT64: "a whole number", FieldDescriptor.CPPTYPE_FLOAT: "a number",
+    FieldDescriptor.CPPTYPE_DOUBLE: "a number", FieldDescriptor.CPPTYPE_BOOL: "True or False",
+    FieldDescriptor.CPPTYPE_STRING: "text", FieldDescriptor.CPPTYPE_MESSAGE: "a mapping of its fields",
+}
+
+
+def _set(message, name: str, value: Any, shown: str | None = None) -> None:
+    """message.name = value, or an InvalidSetting naming the field (as `shown`) and what it takes."""
+    field = message.DESCRIPTOR.fields_by_name[name]
+    try:
+        if field.message_type is not None:
+            if isinstance(value, Mapping):
+                json_format.ParseDict(dict(value), getattr(message, name))
+            else:
+                getattr(message, name).CopyFrom(value)
+        else:
+            setattr(message, name, value)
+    except (ValueError, TypeError, json_format.ParseError) as error:
+        takes = _TAKES.get(field.cpp_type, "a value of its type")
+        raise InvalidSetting(shown or name, value, f"takes {takes} ({error})") from None
 
 
 def _check_names(fields: Mapping[str, Any]) -> None:

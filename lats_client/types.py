@@ -13,15 +13,36 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from google.protobuf import json_format
+from google.protobuf.descriptor import FieldDescriptor
 
 from lats_pb import planner_pb2 as pb
 from lats_runtime.reward_modes import name_of
 from lats_runtime.run_status import RunStatus, from_wire
 
+_INT64_TYPES = {FieldDescriptor.TYPE_INT64, FieldDescriptor.TYPE_UINT64, FieldDescriptor.TYPE_SINT64,
+                FieldDescriptor.TYPE_FIXED64, FieldDescriptor.TYPE_SFIXED64}
+
+
 def message_dict(message) -> dict[str, Any]:
-    """A message as a dict with proto field names, every field present."""
-    return json_format.MessageToDict(message, preserving_proto_field_name=True,
-                                     always_print_fields_with_no_presence=True)
+    """A message as a dict with proto field names, every field present, and 64-bit
+    integers as Python ints (JSON mapping writes them as strings)."""
+    return _ints(message.DESCRIPTOR, json_format.MessageToDict(
+        message, preserving_proto_field_name=True, always_print_fields_with_no_presence=True))
+
+
+def _ints(descriptor, values: dict[str, Any]) -> dict[str, Any]:
+    for field in descriptor.fields:
+        if field.name not in values:
+            continue
+        value = values[field.name]
+        repeated = isinstance(value, list)
+        if field.type in _INT64_TYPES:
+            values[field.name] = [int(v) for v in value] if repeated else int(value)
+        elif field.message_type is not None and not field.message_type.GetOptions().map_entry:
+            for item in (value if repeated else [value]):
+                if isinstance(item, dict):
+                    _ints(field.message_type, item)
+    return values
 
 
 @dataclass(frozen=True)
