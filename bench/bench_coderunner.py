@@ -20,7 +20,7 @@ import time
 
 import grpc
 
-from lats.processes import ServiceStartError, start_service
+from lats_runtime.processes import ServiceStartError, start_service
 from lats_pb import environment_pb2 as env_pb
 from lats_pb import environment_pb2_grpc as env_grpc
 

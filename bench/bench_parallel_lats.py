@@ -32,7 +32,7 @@ from planner.events import EventSink
 from planner.methods import method_spec
 from planner.model_client import BudgetExhausted, ModelClient, SamplingParams
 
-from lats.processes import running_services
+from lats_runtime.processes import running_services
 
 _STEP = re.compile(r"Step \d+: (\S+) ([-+*/]) (\S+) = (\S+)")
 

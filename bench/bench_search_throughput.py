@@ -31,7 +31,7 @@ from pathlib import Path
 import grpc
 from google.protobuf import struct_pb2
 
-from lats.processes import start_service
+from lats_runtime.processes import start_service
 from lats.throwaway_postgres import throwaway_postgres
 from lats_pb import environment_pb2 as env_pb
 from lats_pb import environment_pb2_grpc as env_grpc

@@ -22,7 +22,7 @@ from collections import defaultdict
 import grpc
 
 from env_servers.webshop.catalog import open_catalog
-from lats.processes import start_service
+from lats_runtime.processes import start_service
 from lats_pb import environment_pb2 as env_pb
 from lats_pb import environment_pb2_grpc as env_grpc
 

@@ -25,7 +25,7 @@ import grpc
 
 from env_servers.wiki.index import build_index
 from env_servers.wiki.settings import DEFAULT_DISTRACTOR_FILE
-from lats.processes import start_service
+from lats_runtime.processes import start_service
 from lats_pb import environment_pb2 as env_pb
 from lats_pb import environment_pb2_grpc as env_grpc
 

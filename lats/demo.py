@@ -23,7 +23,7 @@ import click
 
 from lats_runtime.run_status import RunStatus
 
-from lats.processes import ServiceStartError, running_services, stop_on_signals
+from lats_runtime.processes import ServiceStartError, running_services, stop_on_signals
 from lats.run_inspection.cli import default_db
 from planner.event_printer import EventPrinter
 

@@ -14,7 +14,8 @@ or a notebook, with typed events and results instead of raw messages.
 ending with Finished), run (one stored run with its tree), runs / runs_page
 (stored runs, filtered and paged), facets and watch (a run as it grows).
 Errors are LatsError subclasses that name the service, its address and the
-status (lats_client.errors).
+status (lats_client.errors). `local_suite` starts the services themselves on
+this machine and stops them on exit (lats_client.local).
 """
 
 from lats_runtime.run_status import RunStatus
@@ -25,14 +26,15 @@ from lats_client.errors import (DeadlineExceeded, InvalidRequest, InvalidSetting
 from lats_client.events import (Backpropagated, Event, Finished, IterationStarted, NodeAdded,
                                 NodeEvaluated, NodeSelected, ReflectionAdded, SetupFinished,
                                 SetupStarted, Snapshot, Started, TerminalReached)
+from lats_client.local import LocalSuite, local_suite
 from lats_client.planner import Planner, Search, SearchStreamError
 from lats_client.types import (Facets, Node, Reflection, Result, Run, RunPage, Score, Usage)
 
 __all__ = [
     "AsyncPlanner", "AsyncSearch", "Backpropagated", "DeadlineExceeded", "Event", "Facets",
-    "Finished", "InvalidRequest", "InvalidSetting", "IterationStarted", "LatsError", "Node", "NodeAdded",
-    "NodeEvaluated", "NodeSelected", "NotAPlanner", "Planner", "Reflection", "ReflectionAdded",
-    "Result", "Run", "RunNotFound", "RunPage", "RunStatus", "Score", "Search", "SearchStreamError",
-    "ServiceBusy", "ServiceUnavailable", "SetupFinished", "SetupStarted", "Snapshot", "Started",
-    "TerminalReached", "Usage",
+    "Finished", "InvalidRequest", "InvalidSetting", "IterationStarted", "LatsError", "local_suite",
+    "LocalSuite", "Node", "NodeAdded", "NodeEvaluated", "NodeSelected", "NotAPlanner", "Planner",
+    "Reflection", "ReflectionAdded", "Result", "Run", "RunNotFound", "RunPage", "RunStatus",
+    "Score", "Search", "SearchStreamError", "ServiceBusy", "ServiceUnavailable", "SetupFinished",
+    "SetupStarted", "Snapshot", "Started", "TerminalReached", "Usage",
 ]

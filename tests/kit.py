@@ -8,7 +8,7 @@ import sys
 import xml.etree.ElementTree as ElementTree
 from concurrent.futures import ThreadPoolExecutor
 
-from lats.processes import start_service
+from lats_runtime.processes import start_service
 
 REPLICA_KEY = "conformance-shared-key"
 # The checks of blobs, which a server whose snapshots are replays skips.
@@ -54,7 +54,7 @@ def services_together(name: str, args: list[str], count: int = 2, timeout: float
     is slow and shares nothing on disk); all stopped on exit, each cleanly.
 
     The starting threads stay alive until the processes are stopped: a service dies
-    with the thread that started it (PR_SET_PDEATHSIG, lats.processes)."""
+    with the thread that started it (PR_SET_PDEATHSIG, lats_runtime.processes)."""
     pool = ThreadPoolExecutor(count)
     started, failures = [], []
     try:

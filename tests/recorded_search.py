@@ -28,7 +28,7 @@ from pathlib import Path
 
 import grpc
 
-from lats.processes import running_services
+from lats_runtime.processes import running_services
 from lats_pb import planner_pb2 as pb
 from lats_pb import planner_pb2_grpc as pb_grpc
 

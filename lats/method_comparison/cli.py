@@ -35,7 +35,7 @@ from lats.method_comparison.runner import PlannerUnreachable, run_jobs
 from lats.method_comparison.store import BenchStore
 from lats.method_comparison.summary import group_key, summarize, to_markdown, to_rich
 from lats.method_comparison.variants import OPTION_FIELDS, MethodVariant, plan_jobs
-from lats.processes import stop_on_signals
+from lats_runtime.processes import stop_on_signals
 from lats_runtime.channels import open_channel
 
 DB_NAME = "bench.sqlite3"
@@ -121,7 +121,7 @@ def _services(start: bool, planner, env, specs):
                                    "or --start-services to start them")
         yield planner, env
         return
-    from lats.processes import ServiceStartError, running_services
+    from lats_runtime.processes import ServiceStartError, running_services
 
     try:
         with running_services(specs, timeout=900) as running:

@@ -19,7 +19,7 @@ from pathlib import Path
 
 import pytest
 
-from lats.processes import _LISTENING, ServiceProcess, running_services, wait_healthy
+from lats_runtime.processes import _LISTENING, ServiceProcess, running_services, wait_healthy
 from tests import kit
 
 SERVER = Path(__file__).with_name("word_ladder_server.py")

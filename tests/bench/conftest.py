@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from lats.processes import running_services
+from lats_runtime.processes import running_services
 
 METHODS_SCRIPT = Path(__file__).parents[1] / "methods" / "game24_methods.json"
 CATCH_ALL = [

@@ -17,7 +17,7 @@ import sys
 
 import pytest
 
-from lats.processes import running_services
+from lats_runtime.processes import running_services
 from tests.e2e.test_game24_search import SCRIPT, TASK
 
 pytestmark = pytest.mark.timeout(120)

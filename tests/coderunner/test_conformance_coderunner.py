@@ -10,7 +10,7 @@ import grpc
 import pytest
 from lats_pb import environment_pb2, environment_pb2_grpc
 
-from lats.processes import ServiceStartError, start_service
+from lats_runtime.processes import ServiceStartError, start_service
 from tests import kit
 
 # The grammar examples answer HumanEval/53 (add), so the kit plays real programs.

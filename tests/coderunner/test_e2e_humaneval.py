@@ -29,7 +29,7 @@ import grpc
 import pytest
 from lats_pb import environment_pb2 as env_pb
 
-from lats.processes import running_services
+from lats_runtime.processes import running_services
 from tests.observability.helpers import scrape, total
 from lats_pb import planner_pb2 as pb
 from lats_pb import planner_pb2_grpc as pb_grpc

@@ -14,7 +14,7 @@ import grpc
 import pytest
 from lats_pb import environment_pb2, environment_pb2_grpc
 
-from lats.processes import start_service
+from lats_runtime.processes import start_service
 
 
 @pytest.fixture(scope="module", params=["bwrap", "process"])

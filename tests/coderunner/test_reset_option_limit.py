@@ -13,7 +13,7 @@ from grpc_health.v1 import health_pb2, health_pb2_grpc
 from lats_pb import environment_pb2, environment_pb2_grpc
 
 from env_servers.coderunner.domain import MAX_OPTION_BYTES
-from lats.processes import start_service
+from lats_runtime.processes import start_service
 
 BIG = "assert add(1, 2) == 3\n" * (3 * 1024 * 1024 // 22)
 FITS = ("assert add(1, 2) == 3\n" * (MAX_OPTION_BYTES // 22))[: MAX_OPTION_BYTES - len("internal_tests")]

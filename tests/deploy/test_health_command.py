@@ -11,7 +11,7 @@ import sys
 
 import pytest
 
-from lats.processes import start_service
+from lats_runtime.processes import start_service
 from planner.runs import open_run_store
 
 pytestmark = pytest.mark.timeout(120)

@@ -15,7 +15,7 @@ import time
 import grpc
 import pytest
 
-from lats.processes import _die_with_parent, running_services, wait_healthy
+from lats_runtime.processes import _die_with_parent, running_services, wait_healthy
 from lats_pb import planner_pb2 as pb
 from lats_pb import planner_pb2_grpc as pb_grpc
 from tests.e2e.test_game24_search import SCRIPT, TASK

@@ -20,7 +20,7 @@ import pytest
 from click.testing import CliRunner
 
 from lats.cli import main
-from lats.processes import running_services, start_service
+from lats_runtime.processes import running_services, start_service
 from lats_pb import planner_pb2 as pb
 from lats_pb import planner_pb2_grpc as pb_grpc
 from planner.runs import open_run_store

@@ -20,7 +20,7 @@ import grpc
 import psycopg
 import pytest
 
-from lats.processes import start_service
+from lats_runtime.processes import start_service
 from lats_pb import planner_pb2 as pb
 from lats_pb import planner_pb2_grpc as pb_grpc
 from tests.bench.conftest import write_script

@@ -15,7 +15,7 @@ import threading
 import grpc
 import pytest
 
-from lats.processes import start_service
+from lats_runtime.processes import start_service
 from lats_pb import planner_pb2 as pb
 from lats_pb import planner_pb2_grpc as pb_grpc
 from tests.e2e.test_game24_search import SCRIPT, TASK

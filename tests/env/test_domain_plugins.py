@@ -14,7 +14,7 @@ import pytest
 from lats_pb import environment_pb2, environment_pb2_grpc
 
 from env_servers.registry import BUILTIN_DOMAINS, domain_class, registered_domains
-from lats.processes import start_service
+from lats_runtime.processes import start_service
 
 PLUGIN = textwrap.dedent('''
     """A plugin environment: Game of 24 under another name, with its own settings."""

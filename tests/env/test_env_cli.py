@@ -12,7 +12,7 @@ from lats_pb import environment_pb2, environment_pb2_grpc
 
 from lats_runtime.addresses import listen_address
 from env_servers.registry import load_domain
-from lats.processes import start_service
+from lats_runtime.processes import start_service
 
 
 @pytest.mark.timeout(60)

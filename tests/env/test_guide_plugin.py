@@ -19,7 +19,7 @@ from pathlib import Path
 
 import pytest
 
-from lats.processes import running_services
+from lats_runtime.processes import running_services
 from tests import kit
 
 ROOT = Path(__file__).resolve().parents[2]

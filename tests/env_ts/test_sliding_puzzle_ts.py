@@ -24,7 +24,7 @@ import grpc
 import pytest
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 
-from lats.processes import (ServiceProcess, _LISTENING, _die_with_parent, running_services,
+from lats_runtime.processes import (ServiceProcess, _LISTENING, _die_with_parent, running_services,
                            wait_healthy)
 from lats_pb import environment_pb2, environment_pb2_grpc
 from tests.kit import (REPLAY_ONLY, REPLICA_KEY, STATES_ANSWER_KEYS, STATES_NO_STATE_KEYS,

@@ -22,7 +22,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 from lats_pb import environment_pb2, environment_pb2_grpc
 
-from lats.processes import start_service
+from lats_runtime.processes import start_service
 from tests.bare_env.test_word_ladder import start_bare_server
 from tests.env_ts.test_sliding_puzzle_ts import PACKAGE, start_node_server
 from tests.fuzz import harness

@@ -19,7 +19,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 from lats_pb import llm_pb2, planner_pb2, planner_pb2_grpc
 
-from lats.processes import running_services
+from lats_runtime.processes import running_services
 from planner.methods.registry import METHODS as SEARCH_METHODS
 from tests.fuzz import harness
 from tests.fuzz.strategies import message_of, texts

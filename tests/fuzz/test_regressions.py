@@ -25,7 +25,7 @@ from lats_pb import (environment_pb2, environment_pb2_grpc, llm_pb2, llm_pb2_grp
                      planner_pb2_grpc)
 
 from env_servers.core.snapshots import SnapshotCodec, SnapshotPayload
-from lats.processes import running_services
+from lats_runtime.processes import running_services
 
 KEY = "regression-key"
 LONG = "z" * 16_384

@@ -9,7 +9,7 @@ from pathlib import Path
 import grpc
 import pytest
 
-from lats.processes import running_services
+from lats_runtime.processes import running_services
 from lats_pb import llm_pb2, llm_pb2_grpc
 from lats_pb import planner_pb2 as pb
 from lats_pb import planner_pb2_grpc as pb_grpc

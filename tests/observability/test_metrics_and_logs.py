@@ -13,7 +13,7 @@ from __future__ import annotations
 import grpc
 import pytest
 
-from lats.processes import running_services
+from lats_runtime.processes import running_services
 from lats_pb import environment_pb2 as env_pb
 from lats_pb import environment_pb2_grpc as env_grpc
 from lats_pb import planner_pb2 as pb

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import httpx
 
-from lats.processes import _LISTENING
+from lats_runtime.processes import _LISTENING
 
 ROOT = Path(__file__).resolve().parents[2]
 

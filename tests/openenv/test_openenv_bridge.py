@@ -18,7 +18,7 @@ from pathlib import Path
 import grpc
 import pytest
 
-from lats.processes import running_services, start_service
+from lats_runtime.processes import running_services, start_service
 from lats_pb import environment_pb2, environment_pb2_grpc
 from lats_runtime.reward_modes import name_of
 from tests import kit

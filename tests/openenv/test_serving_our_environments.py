@@ -21,7 +21,7 @@ from env_servers.openenv_app.client import LatsEnv
 from env_servers.openenv_app.models import LatsAction
 from env_servers.wiki.index import build_index
 from env_servers.wiki.settings import DEFAULT_DISTRACTOR_FILE
-from lats.processes import start_service
+from lats_runtime.processes import start_service
 from tests.kit import services_together
 
 KEY = "openenv-replicas-share-this-key"

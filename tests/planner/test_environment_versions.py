@@ -18,7 +18,7 @@ import grpc
 import pytest
 from grpc_health.v1 import health, health_pb2_grpc
 
-from lats.processes import running_services
+from lats_runtime.processes import running_services
 from lats_runtime.environment_versions import PROTOCOL
 from planner.environment_client import EnvironmentClient
 

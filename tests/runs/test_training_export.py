@@ -19,7 +19,7 @@ import pytest
 from click.testing import CliRunner
 
 from lats.cli import main
-from lats.processes import running_services
+from lats_runtime.processes import running_services
 from planner.runs import open_run_store
 
 SCRIPT = Path(__file__).resolve().parents[1] / "e2e" / "game24_4_5_6_10.json"

@@ -23,7 +23,7 @@ from env_servers.textarena import games
 from env_servers.textarena.domain import TextArenaDomain
 from env_servers.textarena.engine import GameEngine
 from env_servers.textarena.settings import TextArenaSettings
-from lats.processes import running_services
+from lats_runtime.processes import running_services
 from tests import kit
 
 SCRIPT = Path(__file__).with_name("hanoi_script.json")

@@ -9,7 +9,7 @@ import time
 
 import pytest
 
-from lats.processes import start_service
+from lats_runtime.processes import start_service
 from lats_pb import planner_pb2 as pb
 from planner.runs import open_run_store
 

@@ -17,7 +17,7 @@ import pytest
 from env_servers.webshop.actions import parse_action
 from lats_pb import environment_pb2 as env_pb
 from lats_pb import environment_pb2_grpc as env_grpc
-from lats.processes import running_services
+from lats_runtime.processes import running_services
 from tests.recorded_search import of
 from tests.webshop.e2e_search import SEARCH
 
