@@ -73,9 +73,11 @@ def query_filters(query: RunQuery, mark: str) -> tuple[str, list]:
     """The WHERE clause (or "") and its parameters, with `mark` as the placeholder."""
     clauses: list[str] = []
     params: list = []
-    if query.environment:
-        clauses.append(f"(environment = {mark} OR environment LIKE {mark} ESCAPE '\\')")
-        params += [query.environment, _like(query.environment) + "@%"]
+    if query.environment:  # a name, name@version, or a family: textarena finds textarena-Game-v0@...
+        clauses.append(f"(environment = {mark} OR environment LIKE {mark} ESCAPE '\\' "
+                       f"OR environment LIKE {mark} ESCAPE '\\')")
+        params += [query.environment, _like(query.environment) + "@%",
+                   _like(query.environment) + "-%"]
     if query.method:
         clauses.append(f"method = {mark}")
         params.append(query.method)

@@ -162,6 +162,7 @@ async def test_listing_filters_pages_and_leaves_trees_out(store_location):
         assert await ids(environment="game24") == ["d_%", "b", "a", "live"]
         assert await ids(environment="game24@1.0.0") == ["b", "a", "live"]
         assert await ids(environment="game2") == []                  # a name, not a prefix
+        assert await ids(environment="game24@") == []
         assert await ids(method="lats", statuses=(pb.RUN_STATUS_SOLVED,)) == ["c", "a"]
         assert await ids(statuses=(pb.RUN_STATUS_RUNNING, pb.RUN_STATUS_ERROR)) == ["d_%", "live"]
         assert await ids(model="qwen") == ["c", "b"]
@@ -223,3 +224,24 @@ async def test_model_calls_are_kept_beside_a_run_once_each(store_location):
     finally:
         await first.close()
         await second.close()
+
+
+async def test_an_environment_filter_finds_a_family_of_names(store_location):
+    """TextArena servers name themselves per game (textarena-TowerOfHanoi-v0): `textarena`
+    finds them all, as a name finds every version of itself."""
+    store = await opened(store_location)
+    try:
+        for run_id, environment in (("hanoi", "textarena-TowerOfHanoi-v0@1.0.0"),
+                                    ("sudoku", "textarena-Sudoku-v0@1.0.0"),
+                                    ("other", "textarenas@1.0.0")):
+            await store.put(finished(run_id, "2026-11-23T10:00:00+00:00", pb.RUN_STATUS_FAILED,
+                                     environment, "lats", "", "t"))
+
+        async def ids(environment):
+            return sorted(r.run_id for r in await store.list_runs(RunQuery(environment=environment)))
+
+        assert await ids("textarena") == ["hanoi", "sudoku"]
+        assert await ids("textarena-TowerOfHanoi-v0") == ["hanoi"]
+        assert await ids("textarena-Tower") == []  # a whole name before the dash, not a prefix
+    finally:
+        await store.close()
