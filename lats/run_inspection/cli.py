@@ -122,7 +122,8 @@ def _statuses(values: tuple[str, ...]) -> tuple[int, ...]:
 
 @runs.command("list")
 @db_option
-@click.option("--env", "environment", default="", help="Environment name, name@version, or a family (textarena: every textarena-GAME).")
+@click.option("--env", "environment", default="",
+              help="Environment name, name@version, or a family (textarena: every textarena-GAME).")
 @click.option("--method", default="", help="Search method, e.g. lats, react.")
 @click.option("--status", "statuses", multiple=True, type=click.Choice(sorted(STATUS_VALUES)),
               help="Run status (repeatable).")
