@@ -36,7 +36,7 @@ from llm_gateway.backends.base import (
     GenerationResult,
 )
 
-RULE_FIELDS = {"name", "purpose", "contains", "not_contains", "anywhere", "responses"}
+RULE_FIELDS = {"name", "purpose", "contains", "not_contains", "anywhere", "greedy", "responses"}
 FILE_FIELDS = {"rules", "default"}
 # The purposes the planner sends (llm.proto GenerateRequest.purpose).
 PURPOSES = ("act", "value", "reflect", "setup", "cot")
@@ -48,12 +48,19 @@ comments). Rules are tried in order against each request; the first that
 matches answers. A rule is an object:
 
   "responses"     non-empty list of strings (required); choice i of n is
-                  responses[i % len], cut at the request's stop sequences
+                  responses[i % len], cut at the request's stop sequences.
+                  Each request starts at responses[0]: the planner asks
+                  its greedy first attempt (temperature 0, n=1) apart from
+                  the n-1 samples, so both get responses[0] unless a
+                  "greedy" rule tells them apart
   "contains"      strings that must all be in the prompt's last user message
   "not_contains"  strings that must not be in it
   "anywhere"      strings that must each be in some message of the
                   conversation (e.g. the task, or a reflection, when the
                   last user message is only the latest observation)
+  "greedy"        true: only requests at temperature 0 (a greedy attempt,
+                  or a value or reflection prompt); false: only sampled
+                  ones; unset = either
   "purpose"       only requests of this purpose: act (one next action),
                   value (a score), reflect, setup (e.g. model-written
                   tests), cot (a whole answer at once); unset = any
@@ -79,10 +86,14 @@ class ScriptRule:
     contains: tuple[str, ...] = ()
     not_contains: tuple[str, ...] = ()
     anywhere: tuple[str, ...] = ()
+    greedy: bool | None = None
 
-    def matches(self, purpose: str, prompt: str, messages: tuple[str, ...] = ()) -> bool:
+    def matches(self, purpose: str, prompt: str, messages: tuple[str, ...] = (),
+                temperature: float = 1.0) -> bool:
         """`prompt` is the last user message; `messages` every message's content."""
         if self.purpose is not None and self.purpose != purpose:
+            return False
+        if self.greedy is not None and self.greedy != (temperature == 0.0):
             return False
         return (all(s in prompt for s in self.contains)
                 and not any(s in prompt for s in self.not_contains)
@@ -106,6 +117,8 @@ class ScriptRule:
         if purpose is not None and purpose not in PURPOSES:
             raise ValueError(f"{label} has purpose {purpose!r}, which the planner never sends; "
                              f"use one of {list(PURPOSES)}, or leave it out to match any")
+        if "greedy" in data and not isinstance(data["greedy"], bool):
+            raise ValueError(f"{label} field 'greedy' must be true or false")
         for field in ("contains", "not_contains", "anywhere"):
             value = data.get(field, [])
             if not isinstance(value, list) or not all(isinstance(s, str) for s in value):
@@ -117,6 +130,7 @@ class ScriptRule:
             contains=tuple(data.get("contains", [])),
             not_contains=tuple(data.get("not_contains", [])),
             anywhere=tuple(data.get("anywhere", [])),
+            greedy=data.get("greedy"),
         )
 
 
@@ -177,7 +191,7 @@ class ScriptedBackend(Backend):
     async def generate(self, request: GenerationRequest) -> GenerationResult:
         prompt = last_user_message(request)
         messages = tuple(content for _, content in request.messages)
-        responses = self._responses_for(request.purpose, prompt, messages)
+        responses = self._responses_for(request.purpose, prompt, messages, request.temperature)
         choices = [
             truncate(responses[i % len(responses)], request.stop, request.max_tokens)
             for i in range(request.n)
@@ -189,10 +203,10 @@ class ScriptedBackend(Backend):
             model=request.model or self._model,
         )
 
-    def _responses_for(self, purpose: str, prompt: str,
-                       messages: tuple[str, ...] = ()) -> tuple[str, ...]:
+    def _responses_for(self, purpose: str, prompt: str, messages: tuple[str, ...] = (),
+                       temperature: float = 1.0) -> tuple[str, ...]:
         for rule in self._rules:
-            if rule.matches(purpose, prompt, messages):
+            if rule.matches(purpose, prompt, messages, temperature):
                 return rule.responses
         if self._default is not None:
             return (self._default,)

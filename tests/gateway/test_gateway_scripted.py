@@ -67,6 +67,24 @@ async def test_anywhere_looks_at_every_message_of_the_conversation():
         ScriptedBackend([{"anywhere": "Input", "responses": ["x"]}])
 
 
+async def test_greedy_tells_the_greedy_first_attempt_from_the_samples():
+    """The planner asks its greedy first child (temperature 0, n=1) apart from the
+    samples: without `greedy`, both start at responses[0]."""
+    rules = [{"name": "first", "purpose": "act", "greedy": True, "responses": ["greedy move"]},
+             {"name": "samples", "purpose": "act", "greedy": False,
+              "responses": ["sample a", "sample b"]}]
+    backend = ScriptedBackend(rules)
+    first = await backend.generate(request("task", purpose="act", temperature=0.0))
+    samples = await backend.generate(request("task", purpose="act", temperature=1.0, n=2))
+    assert first.choices[0].text == "greedy move"
+    assert [c.text for c in samples.choices] == ["sample a", "sample b"]
+    either = ScriptedBackend([{"responses": ["same"]}])
+    for temperature in (0.0, 0.7):
+        assert (await either.generate(request("t", temperature=temperature))).choices[0].text == "same"
+    with pytest.raises(ValueError, match="'greedy' must be true or false"):
+        ScriptedBackend([{"greedy": "yes", "responses": ["x"]}])
+
+
 async def test_stop_sequence_cuts_at_the_earliest_match():
     backend = ScriptedBackend(RULES)
     result = await backend.generate(request("Question: capital?", n=2, stop=("]", "\n")))
