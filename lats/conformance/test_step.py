@@ -83,9 +83,18 @@ def test_invalid_action_leaves_the_state_unchanged(episodes, first_snapshot, pro
     for probe in probe_actions[:2]:
         from_before = Outcome.of(episodes.step_one(first_snapshot, probe))
         from_after = Outcome.of(episodes.step_one(result.snapshot, probe))
-        assert from_before._replace(steps=0, truncated=False) == from_after._replace(
-            steps=0, truncated=False), f"an invalid action changed the state ({probe!r} differs)"
+        before, after = (o._replace(steps=0, truncated=False) for o in (from_before, from_after))
+        assert before == after, (
+            f"an invalid action changed the state: {probe!r} after it differs from {probe!r} "
+            f"before it in {_differences(before, after)}. The state an invalid action leaves "
+            "includes the observation: one that shows a step counter or a move history "
+            "changes with every step (docs/protocol.md, Step)")
         assert from_after.steps == from_before.steps + 1, "the invalid action did not count"
+
+
+def _differences(before, after) -> str:
+    return "; ".join(f"{name} {getattr(before, name)!r:.200} vs {getattr(after, name)!r:.200}"
+                     for name in before._fields if getattr(before, name) != getattr(after, name))
 
 
 def test_batch_results_keep_request_order(episodes, first_snapshot, probe_actions, limits):
@@ -132,10 +141,19 @@ def test_oversized_action_is_invalid_argument(episodes, first_snapshot, limits):
                   "~" * (limit + 1), what="an action of max_action_bytes + 1 bytes")
 
 
-def test_oversized_request_is_resource_exhausted(episodes, first_snapshot):
+def test_a_request_over_4_mib_is_refused_as_too_large(episodes, first_snapshot, limits):
+    """A server may refuse a message over 4 MiB (RESOURCE_EXHAUSTED) or read it; one that
+    reads it refuses the action in it as longer than max_action_bytes (INVALID_ARGUMENT)."""
     huge = "~" * (PROTOCOL_MAX_MESSAGE_BYTES + 1024)
-    expect_status(grpc.StatusCode.RESOURCE_EXHAUSTED, episodes.step_one, first_snapshot, huge,
-                  what="a request over 4 MiB")
+    with pytest.raises(grpc.RpcError) as caught:
+        episodes.step_one(first_snapshot, huge)
+        pytest.fail("a Step carrying an action over 4 MiB succeeded")
+    code, details = caught.value.code(), caught.value.details() or ""
+    assert code in (grpc.StatusCode.RESOURCE_EXHAUSTED, grpc.StatusCode.INVALID_ARGUMENT), (
+        f"a request over 4 MiB: expected RESOURCE_EXHAUSTED (too large to read) or "
+        f"INVALID_ARGUMENT (an action over max_action_bytes), got {code.name}: {details}")
+    if code == grpc.StatusCode.INVALID_ARGUMENT:
+        assert limits.max_action_bytes < len(huge) and "max_action_bytes" in details, details
 
 
 def _first_tasks(stub, rpc_timeout, task_id, count=5):
