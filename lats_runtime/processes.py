@@ -31,7 +31,7 @@ import grpc
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 
 _LISTENING = re.compile(r"listening on (\S+:\d+)")
-_METRICS = re.compile(r"metrics on (http://\S+)")
+_METRICS = re.compile(r"metrics on (http://[^\s\"',]+)")  # also inside a JSON log line
 
 
 class ServiceStartError(RuntimeError):

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import json
 import re
+import threading
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -46,7 +47,10 @@ def split_name(path: Path) -> str:
 
 
 class TaskSet:
-    """Problems by split and by task id (ids are unique across all splits)."""
+    """Problems by split and by task id (ids are unique across all splits).
+
+    Splits load on first use, under a lock: the servicer may call from several
+    threads at once (Reset runs off the event loop)."""
 
     def __init__(self, data_dir: Path | None = None, extra_files: Sequence[Path] = ()):
         self._files = {split: (data_dir / name if data_dir else data_file(name))
@@ -62,6 +66,7 @@ class TaskSet:
             self._files[name] = path
         self._loaded: dict[str, list[Problem]] = {}
         self._by_id: dict[str, Problem] = {}
+        self._lock = threading.RLock()  # reentrant: a subset loads its base split
 
     @property
     def splits(self) -> tuple[str, ...]:
@@ -69,6 +74,10 @@ class TaskSet:
         return builtin + tuple(self._subsets) + tuple(s for s in self._files if s not in builtin)
 
     def problems(self, split: str) -> list[Problem]:
+        with self._lock:
+            return self._problems(split)
+
+    def _problems(self, split: str) -> list[Problem]:
         if split in self._subsets:
             if split not in self._loaded:
                 self._loaded[split] = self._subset(*self._subsets[split])
@@ -106,11 +115,12 @@ class TaskSet:
         return [problem.task_id for problem in self.problems(split)]
 
     def get(self, task_id: str) -> Problem:
-        if task_id not in self._by_id:
-            for split in self._files:   # subsets hold no problem of their own
-                self.problems(split)
-                if task_id in self._by_id:
-                    break
+        with self._lock:
+            if task_id not in self._by_id:
+                for split in self._files:   # subsets hold no problem of their own
+                    self._problems(split)
+                    if task_id in self._by_id:
+                        break
         try:
             return self._by_id[task_id]
         except KeyError:

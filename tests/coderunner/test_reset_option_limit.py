@@ -78,3 +78,18 @@ def test_health_stays_prompt_while_clients_send_big_options(server):
         for sender in senders:
             sender.join()
     assert sorted(waits)[5] < 0.5, waits  # a 3 MB parse on the loop made every call wait 4-6 s
+
+
+def test_task_sets_load_safely_from_many_threads_at_once():
+    """Reset runs off the event loop now: concurrent first lookups load each split once
+    (an unlocked load saw its own problems as another split's and failed)."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    from env_servers.coderunner.tasks import TaskSet
+
+    for _ in range(3):
+        tasks = TaskSet()
+        ids = ["HumanEval_23_strlen", "HumanEval/53", "Mbpp/2", "HumanEval_85_add"] * 4
+        with ThreadPoolExecutor(8) as pool:
+            found = list(pool.map(tasks.get, ids))
+        assert [problem.task_id for problem in found] == ids
