@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from google.protobuf import struct_pb2
 
 from lats_pb import environment_pb2 as env_pb
+from lats_runtime.option_limits import options_bytes
 
 
 def complete_answer_actions(description: env_pb.DescribeResponse) -> bool:
@@ -55,8 +56,7 @@ class TaskRef:
         options = dict(self.options)
         options.pop(key, None)
         if max_option_bytes:
-            used = sum(len(k.encode()) + len(v.encode()) for k, v in options.items())
-            room = max(0, max_option_bytes - used - len(key.encode()))
+            room = max(0, max_option_bytes - options_bytes(options) - len(key.encode()))
             value = value.encode()[:room].decode("utf-8", errors="ignore")
         options[key] = value
         return TaskRef(self.task_id, self.inline_task, tuple(options.items()), self.seed)

@@ -25,6 +25,7 @@ import grpc
 from lats_pb import environment_pb2, environment_pb2_grpc
 from lats_runtime import reward_modes
 from lats_runtime.finite import non_finite_at
+from lats_runtime.option_limits import options_bytes
 from lats_runtime.quoting import quoted
 
 from env_servers.core.answer_keys import answer_key, checked_answer_key, checked_facets
@@ -286,8 +287,7 @@ class EnvironmentServicer(environment_pb2_grpc.EnvironmentServicer):
         return await self._call(self.domain.reset, task, request.seed, options)
 
     def _check_options(self, options: dict[str, str]) -> None:
-        size = sum(len(key.encode("utf-8")) + len(value.encode("utf-8"))
-                   for key, value in options.items())
+        size = options_bytes(options)
         if size > self.max_option_bytes:
             largest = max(options, key=lambda key: len(options[key].encode("utf-8")))
             raise InvalidRequest(
