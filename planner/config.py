@@ -60,6 +60,7 @@ def _hinted(hints: env_pb.SearchHints) -> dict:
             values[name] = getattr(hints, name)
     if hints.ByteSize():
         values["simulate"] = hints.simulate
+    values["unrefined_failures"] = tuple(hints.unrefined_failures)
     return values
 
 
@@ -71,7 +72,8 @@ def _requested(request: pb.SearchConfig) -> dict:
             values[name] = getattr(request, name)
     for name in ("exploration_weight", "value_weight", "reflection", "simulate", "lm_value",
                  "greedy_first", "dedup", "agreement_weight", "lazy_reflection", "widening",
-                 "greedy_gate", "wider_prior", "deeper_prior", "prior_strength", "tie_break"):
+                 "greedy_gate", "wider_prior", "deeper_prior", "prior_strength", "tie_break",
+                 "refine_every_failure"):
         if request.HasField(name):
             values[name] = getattr(request, name)
     return values
@@ -86,6 +88,8 @@ def effective_config(request: pb.SearchConfig, hints: env_pb.SearchHints,
         hints = paper_hints
     merged = {**PAPER_DEFAULTS, **_hinted(hints), **spec.defaults, **_requested(request),
               **spec.fixed}
+    if merged.pop("refine_every_failure", False):
+        merged["unrefined_failures"] = ()
     n, k, d = merged["n_samples"], merged["iterations"], merged["max_depth"]
     if not 1 <= n <= MAX_N_SAMPLES:
         raise ConfigError(f"n_samples must be 1..{MAX_N_SAMPLES}, got {n}")
@@ -147,4 +151,5 @@ def to_proto(config: LatsConfig, request: pb.SearchConfig) -> pb.SearchConfig:
         greedy_gate=config.greedy_gate, branching=config.branching,
         wider_prior=config.wider_prior, deeper_prior=config.deeper_prior,
         prior_strength=config.prior_strength, tie_break=config.tie_break,
+        refine_every_failure=request.refine_every_failure,
     )

@@ -216,6 +216,7 @@ class SearchContext:
             child.answer_key = "" if stepped.invalid_action else stepped.answer_key
             child.state_key = "" if stepped.invalid_action else stepped.state_key
             child.answer_facets = {} if stepped.invalid_action else dict(stepped.answer_facets)
+            child.failure_kind = "" if stepped.invalid_action else stepped.failure_kind
 
     async def evaluate(self, child: Node, lm: bool = True) -> None:
         """Sets the child's value (and LM score) and counts it as its first visit: an
@@ -303,13 +304,16 @@ class SearchContext:
 
     def may_draw(self, node: Node) -> bool:
         """A draw of samples at `node` is possible: it is a valid state short of the end
-        and the depth limit, and its last draw added something new (a node with
-        children whose latest draw repeated known nodes only has shown what the model
-        proposes there; a childless one is drawn at again up to MAX_DRAWS times)."""
+        and the depth limit, not a failure of a kind the environment says refining
+        rarely fixes (config.unrefined_failures), and its last draw added something
+        new (a node with children whose latest draw repeated known nodes only has
+        shown what the model proposes there; a childless one is drawn at again up
+        to MAX_DRAWS times)."""
         if node.terminal or node.invalid_action or node.depth >= self.config.max_depth:
             return False
         if not node.expanded:
-            return not node.exhausted
+            return not node.exhausted and not (
+                node.failure_kind and node.failure_kind in self.config.unrefined_failures)
         return node.empty_draws == 0 or (self.config.dedup and not node.children
                                          and node.empty_draws < MAX_DRAWS)
 

@@ -93,6 +93,7 @@ class Stepped:
     answer_key: str = ""
     state_key: str = ""
     answer_facets: tuple[tuple[str, str], ...] = ()     # (name, value), in the server's order
+    failure_kind: str = ""                  # the kind of failure the state shows ("" = none)
 
     @classmethod
     def refused(cls, state: EnvState, why: str) -> Stepped:

@@ -115,7 +115,8 @@ def _stepped(result: env_pb.StepResult) -> Stepped:
     return Stepped(result.observation, result.reward, result.terminated, result.truncated,
                    result.invalid_action, EnvState(result.snapshot), result.answer_key,
                    result.state_key,
-                   tuple((facet.name, facet.value) for facet in result.answer_facets))
+                   tuple((facet.name, facet.value) for facet in result.answer_facets),
+                   result.failure_kind)
 
 
 async def _each_or_refused(step_batch, state: EnvState, actions: Sequence[str]) -> list[Stepped]:

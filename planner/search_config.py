@@ -53,3 +53,5 @@ class LatsConfig:
     deeper_prior: float = 0.5               # adaptive: ... of a refinement (0 = never: best-of-n)
     prior_strength: float = 1.0             # adaptive: pseudo-observations in each prior
     tie_break: bool = False                 # agreement: the model judges close classes
+    unrefined_failures: tuple[str, ...] = ()  # adaptive: failure kinds not refined (a fresh
+                                            # sample instead): the environment's hint

@@ -73,6 +73,7 @@ class Node:
     answer_key: str = ""         # the environment's identity of this result's answer
     state_key: str = ""          # ... of the state it leads to (siblings with one key merge)
     answer_facets: dict[str, str] = field(default_factory=dict)  # what the answer is made of
+    failure_kind: str = ""       # the kind of failure the environment says this state shows
     agreement: float = 0.0       # share of its expansion's samples giving the same answer
     repeats: int = 0             # later samples merged into this node (dedup)
     draws: int = 0               # expansions of this node that sampled actions

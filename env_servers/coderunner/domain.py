@@ -36,7 +36,8 @@ from lats_runtime.quoting import quoted_list
 
 from env_servers.coderunner.config import CodeRunnerConfig
 from env_servers.coderunner.extraction import NoCodeFound, extract_program
-from env_servers.coderunner.feedback import compile_error, observation, program_problem
+from env_servers.coderunner.feedback import (compile_error, failure_kind, observation,
+                                              program_problem)
 from env_servers.coderunner.internal_tests import docstring_examples, parse_asserts, smoke_test
 from env_servers.coderunner.probes import behaviour_facets, behaviour_key, probe_tests
 from env_servers.coderunner.problems import Problem
@@ -177,7 +178,8 @@ class CodeRunnerDomain(Domain):
             info["hidden_passed"] = terminated
         new_state = dict(state, program=program, observation=text, passed=passed)
         return StepOutcome(new_state, text, reward=reward, terminated=terminated, info=info,
-                           answer_key=key, answer_facets=facets)
+                           answer_key=key, answer_facets=facets,
+                           failure_kind=failure_kind(result, tests))
 
     def observation_of(self, state: State) -> str:
         return state["observation"]

@@ -54,6 +54,27 @@ def observation(result: RunResult, tests: tuple[str, ...], wall_limit: float,
     return f"{problem}\n\n{text}".rstrip("\n") if problem else text.rstrip("\n")
 
 
+FAILURE_KINDS = {STATUS_SYNTAX_ERROR: "syntax", STATUS_ERROR: "load", STATUS_TIMEOUT: "timeout",
+                 STATUS_MEMORY: "memory", STATUS_CRASHED: "crash"}
+
+
+def failure_kind(result: RunResult, tests) -> str:
+    """The kind of the run's failure (StepResult.failure_kind): the program's own
+    problem (syntax, load, timeout, memory, crash), else "raised" when a failed test
+    raised in the program, "wrong" when every failed test returned a wrong value,
+    "" when every test passed."""
+    if result.status != STATUS_OK:
+        return FAILURE_KINDS.get(result.status, "crash")
+    outcomes = {outcome.test: outcome for outcome in result.tests}
+    failed = [outcomes.get(test) for test in tests
+              if not (outcomes.get(test) is not None and outcomes[test].passed)]
+    if not failed:
+        return ""
+    raised = any(o is not None and o.detail and not _OUTPUT.match(o.detail.strip())
+                 for o in failed)
+    return "raised" if raised else "wrong"
+
+
 def program_problem(result: RunResult, wall_limit: float, syntax_error: str = "") -> str:
     """One paragraph on why the program did not run cleanly ("" if it did)."""
     if result.status == STATUS_OK:

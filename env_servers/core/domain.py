@@ -103,6 +103,10 @@ class StepOutcome:
     `answer_facets` are (name, value) pairs showing what the answer is made of
     (StepResult.answer_facets; e.g. probe calls and the values returned), in
     the order a planner should ask about them; sent only with an answer key.
+
+    `failure_kind` names the kind of failure the new state shows, as a short
+    lowercase word (StepResult.failure_kind; "" for none); kinds a refinement
+    rarely fixes go in the pack's SearchHints.unrefined_failures.
     """
 
     state: State
@@ -114,6 +118,7 @@ class StepOutcome:
     answer_key: str = ""
     state_key: str = ""
     answer_facets: tuple[tuple[str, str], ...] = ()
+    failure_kind: str = ""
 
 
 @dataclass(frozen=True)

@@ -40,6 +40,7 @@ from env_servers.core.structs import from_struct, to_struct
 log = logging.getLogger(__name__)
 
 MAX_MESSAGE_CHARS = 1_000
+MAX_KIND_CHARS = 32               # StepResult.failure_kind, clipped
 
 # What a domain raises when handed a state it never made (a missing key, a value
 # of the wrong type or range).
@@ -276,6 +277,7 @@ class EnvironmentServicer(environment_pb2_grpc.EnvironmentServicer):
                                   outcome.state_key)),
             answer_facets=[] if outcome.invalid_action or not outcome.answer_key else
             checked_facets(outcome.answer_facets),
+            failure_kind="" if outcome.invalid_action else outcome.failure_kind[:MAX_KIND_CHARS],
         )
         return result, after
 

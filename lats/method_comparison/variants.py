@@ -54,6 +54,7 @@ OPTION_FIELDS = {
     "deeper": ("deeper_prior", float),
     "prior_weight": ("prior_strength", float),
     "tiebreak": ("tie_break", _flag),
+    "refine_all": ("refine_every_failure", _flag),
 }
 
 

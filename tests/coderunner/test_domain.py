@@ -121,13 +121,14 @@ async def test_step_reports_per_test_results_with_the_actual_output(domain):
     )
     assert step.reward == pytest.approx(1 / 5) and not step.terminated
     assert step.info == {"status": "ok", "passed": 1, "total": 5}
+    assert step.failure_kind == "wrong", "every failed test returned a wrong value"
     assert step.state["program"] == "def add(x: int, y: int):\n    return x * y\n"
 
 
 async def test_passing_every_internal_test_terminates_with_reward_one(domain):
     state = reset(domain, internal_tests=MODEL_TESTS).state
     step = await domain.step(state, f"Here you go:\n```python\n{PLUS}```")
-    assert step.reward == 1.0 and step.terminated
+    assert step.reward == 1.0 and step.terminated and step.failure_kind == ""
     assert step.observation.startswith("Tested passed:\nassert add(2, 3) == 5\n")
     assert step.observation.endswith("Tests failed:")
 
@@ -145,6 +146,7 @@ async def test_compiler_errors_are_reported(domain):
     assert step.observation.startswith("The program does not compile: SyntaxError: ")
     assert "(line 2)" in step.observation
     assert step.reward == 0.0 and step.observation.count("# output:") == 5
+    assert step.failure_kind == "syntax"
 
 
 async def test_runtime_errors_are_reported_per_test(domain):
@@ -153,7 +155,7 @@ async def test_runtime_errors_are_reported_per_test(domain):
     assert ("assert add(0, 0) == 0 # raised ZeroDivisionError: division by zero, "
             "at line 2: return x / y") in step.observation, "the error and where it was raised"
     assert "assert add(-4, 4) == 0 # output: -1.0, expected: 0" in step.observation
-    assert step.reward == 0.0
+    assert step.reward == 0.0 and step.failure_kind == "raised", "one test raised"
 
 
 async def test_a_program_that_hangs_times_out(sandbox):
@@ -162,7 +164,7 @@ async def test_a_program_that_hangs_times_out(sandbox):
     state = reset(domain, internal_tests=MODEL_TESTS).state
     step = await domain.step(state, "def add(x, y):\n    while True:\n        pass\n")
     assert step.observation.startswith("The program timed out (the tests ran longer than 1 s)")
-    assert step.reward == 0.0 and not step.terminated
+    assert step.reward == 0.0 and not step.terminated and step.failure_kind == "timeout"
 
 
 async def test_score_gives_the_program_the_prompts_own_imports_as_the_official_evaluator_does(

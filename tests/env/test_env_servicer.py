@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import time
 
 import grpc
@@ -225,3 +226,20 @@ async def test_a_well_signed_snapshot_naming_an_unknown_task_is_not_found():
         error = await status_of(env.score(environment_pb2.Snapshot(blob=forged)))
         assert error.code() == Code.NOT_FOUND and "counter/404" in error.details()
         assert (await status_of(env.reset("counter/404"))).code() == Code.NOT_FOUND
+
+
+class _FailingCounter(CounterDomain):
+    """Every valid step fails with an over-long kind; invalid ones name one too."""
+
+    async def step(self, state, action):
+        outcome = await super().step(state, action)
+        return dataclasses.replace(outcome, failure_kind="overflow" * 10)
+
+
+async def test_failure_kinds_are_sent_clipped_and_never_for_an_invalid_action():
+    async with serving(_FailingCounter()) as env:
+        start = (await env.reset("counter/0")).snapshot
+        good = await env.step_one(start, "inc")
+        assert good.failure_kind == ("overflow" * 10)[:32]
+        bad = await env.step_one(start, "jump")
+        assert bad.invalid_action and bad.failure_kind == ""

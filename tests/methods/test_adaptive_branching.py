@@ -4,6 +4,7 @@ in the tree; tree-parallel search; reproducible by seed."""
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import random
 
@@ -155,3 +156,50 @@ def test_tree_parallel_adaptive_search_draws_no_node_twice_at_once():
     ids = [n.id for n in found.root.walk()]
     assert len(ids) == len(set(ids))
     assert outcome.iterations == 12 and all(n.virtual_loss == 0 for n in found.root.walk())
+
+
+class KindedEnv(GradedEnv):
+    """GradedEnv whose programs, written `name@share#kind`, fail with `kind`; the
+    environment says refining a `raised` failure rarely pays."""
+
+    def __init__(self):
+        super().__init__()
+        self.description.prompt_pack.search_hints.unrefined_failures.append("raised")
+
+    async def transition(self, state: EnvState, actions) -> list[Stepped]:
+        stepped = await super().transition(state, [a.partition("#")[0] for a in actions])
+        return [dataclasses.replace(s, failure_kind=a.partition("#")[2])
+                for s, a in zip(stepped, actions)]
+
+
+class KindedScripted(Scripted):
+    """Root samples alternate between a raised and a wrong failure."""
+
+    def __call__(self, purpose, prompt, params):
+        texts = super().__call__(purpose, prompt, params)
+        if purpose == "act" and depth_of(prompt) == 0:
+            return [f"{t}#{'raised' if self.counter % 2 else 'wrong'}" if i % 2 == 0 else
+                    f"{t}#wrong" for i, t in enumerate(texts)]
+        return texts
+
+
+def kinded_search(**request):
+    scripted = KindedScripted(0.3, lambda depth, i: f"r{i}@0.5#wrong")
+    model = CallModel(scripted)
+    found, outcome, _ = run_method("lats", KindedEnv(), model, n_samples=3, iterations=16,
+                                   stop_class_size=64, max_depth=8, **request)
+    return found, scripted
+
+
+def test_a_failure_the_environment_calls_unrefinable_gets_a_fresh_sample_instead():
+    found, scripted = kinded_search()
+    nodes = list(found.root.walk())
+    raised = [n for n in nodes if n.failure_kind == "raised"]
+    assert raised and all(not n.children and not n.expanded for n in raised), \
+        "no raised failure is refined"
+    assert any(n.depth >= 2 for n in nodes), "other failures still are"
+
+
+def test_refine_every_failure_ignores_the_environments_list():
+    found, _ = kinded_search(refine_every_failure=True)
+    assert any(n.children for n in found.root.walk() if n.failure_kind == "raised")

@@ -191,7 +191,7 @@ class PromptPack(_message.Message):
     def __init__(self, instructions: _Optional[str] = ..., examples: _Optional[str] = ..., act_template: _Optional[str] = ..., value_template: _Optional[str] = ..., reflect_template: _Optional[str] = ..., step_template: _Optional[str] = ..., reflection_template: _Optional[str] = ..., reflections_header: _Optional[str] = ..., value_examples: _Optional[str] = ..., act_stop: _Optional[_Iterable[str]] = ..., value_stop: _Optional[_Iterable[str]] = ..., value_pattern: _Optional[str] = ..., value_min: _Optional[float] = ..., value_max: _Optional[float] = ..., act_max_tokens: _Optional[int] = ..., value_max_tokens: _Optional[int] = ..., reflect_max_tokens: _Optional[int] = ..., action_prefix_pattern: _Optional[str] = ..., setup_template: _Optional[str] = ..., setup_option_key: _Optional[str] = ..., setup_max_tokens: _Optional[int] = ..., variables: _Optional[_Mapping[str, str]] = ..., search_hints: _Optional[_Union[SearchHints, _Mapping]] = ..., setup_stop: _Optional[_Iterable[str]] = ..., reflect_stop: _Optional[_Iterable[str]] = ..., paper_search_hints: _Optional[_Union[SearchHints, _Mapping]] = ..., act_turns: _Optional[_Iterable[_Union[ChatTurn, _Mapping]]] = ..., value_turns: _Optional[_Iterable[_Union[ChatTurn, _Mapping]]] = ..., reflect_turns: _Optional[_Iterable[_Union[ChatTurn, _Mapping]]] = ..., observation_turn: _Optional[str] = ..., compare_template: _Optional[str] = ..., compare_turns: _Optional[_Iterable[_Union[ChatTurn, _Mapping]]] = ..., compare_pattern: _Optional[str] = ..., compare_stop: _Optional[_Iterable[str]] = ..., compare_max_tokens: _Optional[int] = ...) -> None: ...
 
 class SearchHints(_message.Message):
-    __slots__ = ("max_depth", "n_samples", "iterations", "simulate", "root_samples", "reflect_each_failure", "reward_in_value", "value_weight", "temperature", "reflection", "widening", "stop_class_size")
+    __slots__ = ("max_depth", "n_samples", "iterations", "simulate", "root_samples", "reflect_each_failure", "reward_in_value", "value_weight", "temperature", "reflection", "widening", "stop_class_size", "unrefined_failures")
     MAX_DEPTH_FIELD_NUMBER: _ClassVar[int]
     N_SAMPLES_FIELD_NUMBER: _ClassVar[int]
     ITERATIONS_FIELD_NUMBER: _ClassVar[int]
@@ -204,6 +204,7 @@ class SearchHints(_message.Message):
     REFLECTION_FIELD_NUMBER: _ClassVar[int]
     WIDENING_FIELD_NUMBER: _ClassVar[int]
     STOP_CLASS_SIZE_FIELD_NUMBER: _ClassVar[int]
+    UNREFINED_FAILURES_FIELD_NUMBER: _ClassVar[int]
     max_depth: int
     n_samples: int
     iterations: int
@@ -216,7 +217,8 @@ class SearchHints(_message.Message):
     reflection: bool
     widening: float
     stop_class_size: int
-    def __init__(self, max_depth: _Optional[int] = ..., n_samples: _Optional[int] = ..., iterations: _Optional[int] = ..., simulate: _Optional[bool] = ..., root_samples: _Optional[int] = ..., reflect_each_failure: _Optional[bool] = ..., reward_in_value: _Optional[bool] = ..., value_weight: _Optional[float] = ..., temperature: _Optional[float] = ..., reflection: _Optional[bool] = ..., widening: _Optional[float] = ..., stop_class_size: _Optional[int] = ...) -> None: ...
+    unrefined_failures: _containers.RepeatedScalarFieldContainer[str]
+    def __init__(self, max_depth: _Optional[int] = ..., n_samples: _Optional[int] = ..., iterations: _Optional[int] = ..., simulate: _Optional[bool] = ..., root_samples: _Optional[int] = ..., reflect_each_failure: _Optional[bool] = ..., reward_in_value: _Optional[bool] = ..., value_weight: _Optional[float] = ..., temperature: _Optional[float] = ..., reflection: _Optional[bool] = ..., widening: _Optional[float] = ..., stop_class_size: _Optional[int] = ..., unrefined_failures: _Optional[_Iterable[str]] = ...) -> None: ...
 
 class ListTasksRequest(_message.Message):
     __slots__ = ("split", "page_size", "page_token")
@@ -300,7 +302,7 @@ class StepResponse(_message.Message):
     def __init__(self, results: _Optional[_Iterable[_Union[StepResult, _Mapping]]] = ...) -> None: ...
 
 class StepResult(_message.Message):
-    __slots__ = ("observation", "reward", "terminated", "truncated", "invalid_action", "info", "steps", "answer_key", "snapshot", "state_key", "answer_facets")
+    __slots__ = ("observation", "reward", "terminated", "truncated", "invalid_action", "info", "steps", "answer_key", "snapshot", "state_key", "answer_facets", "failure_kind")
     OBSERVATION_FIELD_NUMBER: _ClassVar[int]
     REWARD_FIELD_NUMBER: _ClassVar[int]
     TERMINATED_FIELD_NUMBER: _ClassVar[int]
@@ -312,6 +314,7 @@ class StepResult(_message.Message):
     SNAPSHOT_FIELD_NUMBER: _ClassVar[int]
     STATE_KEY_FIELD_NUMBER: _ClassVar[int]
     ANSWER_FACETS_FIELD_NUMBER: _ClassVar[int]
+    FAILURE_KIND_FIELD_NUMBER: _ClassVar[int]
     observation: str
     reward: float
     terminated: bool
@@ -323,7 +326,8 @@ class StepResult(_message.Message):
     snapshot: Snapshot
     state_key: str
     answer_facets: _containers.RepeatedCompositeFieldContainer[AnswerFacet]
-    def __init__(self, observation: _Optional[str] = ..., reward: _Optional[float] = ..., terminated: _Optional[bool] = ..., truncated: _Optional[bool] = ..., invalid_action: _Optional[bool] = ..., info: _Optional[_Union[_struct_pb2.Struct, _Mapping]] = ..., steps: _Optional[int] = ..., answer_key: _Optional[str] = ..., snapshot: _Optional[_Union[Snapshot, _Mapping]] = ..., state_key: _Optional[str] = ..., answer_facets: _Optional[_Iterable[_Union[AnswerFacet, _Mapping]]] = ...) -> None: ...
+    failure_kind: str
+    def __init__(self, observation: _Optional[str] = ..., reward: _Optional[float] = ..., terminated: _Optional[bool] = ..., truncated: _Optional[bool] = ..., invalid_action: _Optional[bool] = ..., info: _Optional[_Union[_struct_pb2.Struct, _Mapping]] = ..., steps: _Optional[int] = ..., answer_key: _Optional[str] = ..., snapshot: _Optional[_Union[Snapshot, _Mapping]] = ..., state_key: _Optional[str] = ..., answer_facets: _Optional[_Iterable[_Union[AnswerFacet, _Mapping]]] = ..., failure_kind: _Optional[str] = ...) -> None: ...
 
 class AnswerFacet(_message.Message):
     __slots__ = ("name", "value")

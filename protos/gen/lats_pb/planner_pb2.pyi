@@ -28,7 +28,7 @@ RUN_STATUS_INTERRUPTED: RunStatus
 RUN_STATUS_CANCELLED: RunStatus
 
 class SearchConfig(_message.Message):
-    __slots__ = ("method", "n_samples", "iterations", "max_depth", "exploration_weight", "value_weight", "reflection", "simulate", "temperature", "seed", "model", "max_reflections", "budget", "value_samples", "lm_value", "fallback_env_address", "parallel", "greedy_first", "answer_rule", "dedup", "stop_class_size", "agreement_weight", "lazy_reflection", "widening", "greedy_gate", "branching", "wider_prior", "deeper_prior", "prior_strength", "tie_break")
+    __slots__ = ("method", "n_samples", "iterations", "max_depth", "exploration_weight", "value_weight", "reflection", "simulate", "temperature", "seed", "model", "max_reflections", "budget", "value_samples", "lm_value", "fallback_env_address", "parallel", "greedy_first", "answer_rule", "dedup", "stop_class_size", "agreement_weight", "lazy_reflection", "widening", "greedy_gate", "branching", "wider_prior", "deeper_prior", "prior_strength", "tie_break", "refine_every_failure")
     METHOD_FIELD_NUMBER: _ClassVar[int]
     N_SAMPLES_FIELD_NUMBER: _ClassVar[int]
     ITERATIONS_FIELD_NUMBER: _ClassVar[int]
@@ -59,6 +59,7 @@ class SearchConfig(_message.Message):
     DEEPER_PRIOR_FIELD_NUMBER: _ClassVar[int]
     PRIOR_STRENGTH_FIELD_NUMBER: _ClassVar[int]
     TIE_BREAK_FIELD_NUMBER: _ClassVar[int]
+    REFINE_EVERY_FAILURE_FIELD_NUMBER: _ClassVar[int]
     method: str
     n_samples: int
     iterations: int
@@ -89,7 +90,8 @@ class SearchConfig(_message.Message):
     deeper_prior: float
     prior_strength: float
     tie_break: bool
-    def __init__(self, method: _Optional[str] = ..., n_samples: _Optional[int] = ..., iterations: _Optional[int] = ..., max_depth: _Optional[int] = ..., exploration_weight: _Optional[float] = ..., value_weight: _Optional[float] = ..., reflection: _Optional[bool] = ..., simulate: _Optional[bool] = ..., temperature: _Optional[float] = ..., seed: _Optional[int] = ..., model: _Optional[str] = ..., max_reflections: _Optional[int] = ..., budget: _Optional[_Union[_llm_pb2.Budget, _Mapping]] = ..., value_samples: _Optional[int] = ..., lm_value: _Optional[bool] = ..., fallback_env_address: _Optional[str] = ..., parallel: _Optional[int] = ..., greedy_first: _Optional[bool] = ..., answer_rule: _Optional[str] = ..., dedup: _Optional[bool] = ..., stop_class_size: _Optional[int] = ..., agreement_weight: _Optional[float] = ..., lazy_reflection: _Optional[bool] = ..., widening: _Optional[float] = ..., greedy_gate: _Optional[bool] = ..., branching: _Optional[str] = ..., wider_prior: _Optional[float] = ..., deeper_prior: _Optional[float] = ..., prior_strength: _Optional[float] = ..., tie_break: _Optional[bool] = ...) -> None: ...
+    refine_every_failure: bool
+    def __init__(self, method: _Optional[str] = ..., n_samples: _Optional[int] = ..., iterations: _Optional[int] = ..., max_depth: _Optional[int] = ..., exploration_weight: _Optional[float] = ..., value_weight: _Optional[float] = ..., reflection: _Optional[bool] = ..., simulate: _Optional[bool] = ..., temperature: _Optional[float] = ..., seed: _Optional[int] = ..., model: _Optional[str] = ..., max_reflections: _Optional[int] = ..., budget: _Optional[_Union[_llm_pb2.Budget, _Mapping]] = ..., value_samples: _Optional[int] = ..., lm_value: _Optional[bool] = ..., fallback_env_address: _Optional[str] = ..., parallel: _Optional[int] = ..., greedy_first: _Optional[bool] = ..., answer_rule: _Optional[str] = ..., dedup: _Optional[bool] = ..., stop_class_size: _Optional[int] = ..., agreement_weight: _Optional[float] = ..., lazy_reflection: _Optional[bool] = ..., widening: _Optional[float] = ..., greedy_gate: _Optional[bool] = ..., branching: _Optional[str] = ..., wider_prior: _Optional[float] = ..., deeper_prior: _Optional[float] = ..., prior_strength: _Optional[float] = ..., tie_break: _Optional[bool] = ..., refine_every_failure: _Optional[bool] = ...) -> None: ...
 
 class SolveRequest(_message.Message):
     __slots__ = ("env_address", "task_id", "inline_task", "config", "run_id")
