@@ -55,7 +55,8 @@ def _hinted(hints: env_pb.SearchHints) -> dict:
     for name in ("n_samples", "iterations", "max_depth", "stop_class_size"):
         if getattr(hints, name):
             values[name] = getattr(hints, name)
-    for name in ("value_weight", "temperature", "reflection", "widening"):
+    for name in ("value_weight", "temperature", "reflection", "widening", "wider_prior",
+                 "deeper_prior", "prior_strength"):
         if hints.HasField(name):
             values[name] = getattr(hints, name)
     if hints.ByteSize():

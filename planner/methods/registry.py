@@ -94,7 +94,7 @@ METHODS: dict[str, MethodSpec] = {spec.name: spec for spec in (
                "reflections; k = rounds; for environments whose every action is an answer",
                defaults={**_PLATFORM}, anytime=True, complete_answers_only=True,
                fixed={"lm_value": False, "reflection": False, "root_samples": 0,
-                      "lazy_reflection": False}),
+                      "lazy_reflection": False, "deeper_prior": 0.0}),
     MethodSpec("lats_dfs", DfsSearch,
                "LATS (DFS) ablation: LATS's value and reflection, depth-first with value "
                "pruning instead of MCTS; k = trajectories, n = samples per expansion",

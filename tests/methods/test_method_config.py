@@ -120,3 +120,18 @@ def test_the_greedy_gate_is_the_platforms_and_never_the_papers():
     assert config("lats", greedy_gate=False).greedy_gate is False
     assert config("lats_paper", greedy_gate=True).greedy_gate is False
     assert to_proto(config("lats"), pb.SearchConfig()).greedy_gate is True
+
+
+def test_the_environments_priors_and_unrefined_failures_are_layers_the_request_overrides():
+    hinted = env_pb.SearchHints(n_samples=5, simulate=False, wider_prior=0.12,
+                                deeper_prior=0.02, prior_strength=5,
+                                unrefined_failures=["raised"])
+    lats = effective_config(pb.SearchConfig(method="lats"), hinted)
+    assert (lats.wider_prior, lats.deeper_prior, lats.prior_strength) == (0.12, 0.02, 5)
+    assert lats.unrefined_failures == ("raised",)
+    plain = effective_config(pb.SearchConfig(method="lats"), HINTS)
+    assert (plain.wider_prior, plain.deeper_prior, plain.unrefined_failures) == (0.5, 0.5, ())
+    asked = effective_config(pb.SearchConfig(method="lats", deeper_prior=0.5,
+                                             refine_every_failure=True), hinted)
+    assert asked.deeper_prior == 0.5 and asked.unrefined_failures == ()
+    assert effective_config(pb.SearchConfig(method="best_of_n"), hinted).deeper_prior == 0.0
