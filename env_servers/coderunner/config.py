@@ -59,9 +59,10 @@ class CodeRunnerConfig:
         dir_okay=False,
         help="Extra problems (HumanEval, MultiPL-E or MBPP format); each file becomes a "
              "split named after it. Repeatable; the variable separates paths with ':'.")
-    step_limits: Limits = field(default_factory=lambda: Limits(wall_seconds=5.0, cpu_seconds=5))
-    score_limits: Limits = field(default_factory=lambda: Limits(wall_seconds=10.0, cpu_seconds=10))
-    probe_limits: Limits = field(default_factory=lambda: Limits(wall_seconds=3.0, cpu_seconds=3))
+    # One limit for every kind of run (a Step's tests, the answer-key probes, Score's
+    # hidden tests), so nothing a program can see tells it which kind it is in; Score's
+    # own limit, so no Score verdict changes (the reference solutions' do not).
+    run_limits: Limits = field(default_factory=lambda: Limits(wall_seconds=10.0, cpu_seconds=10))
 
     def __post_init__(self) -> None:
         if self.sandbox not in SANDBOXES:

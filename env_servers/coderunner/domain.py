@@ -162,11 +162,11 @@ class CodeRunnerDomain(Domain):
             return StepOutcome(state, str(error), invalid_action=True)
         tests = tuple(state["tests"])
         result, (key, facets) = await asyncio.gather(
-            self._run(program, tests, self.config.step_limits, "step", problem.entry_point,
+            self._run(program, tests, "step", problem.entry_point,
                       problem.setup),
             self._behaviour_key(problem, program))
         passed = result.passed if result.status == STATUS_OK else 0
-        text = observation(result, tests, self.config.step_limits.wall_seconds,
+        text = observation(result, tests, self.config.run_limits.wall_seconds,
                            _syntax_error(result, program), program)
         reward = passed / len(tests)
         terminated = passed == len(tests)
@@ -194,7 +194,7 @@ class CodeRunnerDomain(Domain):
         total = len(problem.hidden_tests)
         passed = result.passed if result.status == STATUS_OK else 0
         success = result.all_passed
-        why = program_problem(result, self.config.score_limits.wall_seconds,
+        why = program_problem(result, self.config.run_limits.wall_seconds,
                               _syntax_error(result, program))
         details = (f"{passed}/{total} hidden test blocks passed in a fresh "
                    f"{self._sandbox.name} sandbox process" + (f"; {why}" if why else ""))
@@ -228,21 +228,30 @@ class CodeRunnerDomain(Domain):
             return examples, "docstring"
         return [smoke_test(problem.entry_point)], "smoke"
 
-    async def _run(self, program: str, tests: tuple[str, ...], limits, purpose: str,
-                   entry_point: str = "", setup: str = "") -> RunResult:
-        """Run `program` against `tests`, in order; only the hidden tests are trusted code.
+    def run_request(self, program: str, tests: tuple[str, ...], purpose: str,
+                    entry_point: str = "", setup: str = "") -> RunRequest:
+        """The sandbox request for running `program` against `tests` for `purpose`
+        ("step", "probe" or "hidden"): only the hidden tests are trusted code.
 
         Any other tests (a Step's: the model's own asserts among them) run as
         untrusted code, in a process of their own that reaches the program only
         through the judge (RunRequest.untrusted_tests). `setup` is the task's
-        own trusted code (Problem.setup).
+        own trusted code (Problem.setup). Every purpose runs under the same
+        limits (config.run_limits), and the sandbox runs a tester for every
+        run, so a program sees the same from inside whatever the purpose.
         """
         trusted = purpose == "hidden"
+        return RunRequest(program=program, tests=tests if trusted else (),
+                          untrusted_tests=() if trusted else tests,
+                          limits=self.config.run_limits,
+                          entry_points=(entry_point,) if entry_point else (), setup=setup)
+
+    async def _run(self, program: str, tests: tuple[str, ...], purpose: str,
+                   entry_point: str = "", setup: str = "") -> RunResult:
+        """Runs `run_request(...)` on the sandbox, observed in the metrics."""
         with observed_run(self._sandbox.name, purpose) as observed:
-            result = await self._sandbox.run(RunRequest(
-                program=program, tests=tests if trusted else (),
-                untrusted_tests=() if trusted else tests, limits=limits,
-                entry_points=(entry_point,) if entry_point else (), setup=setup))
+            result = await self._sandbox.run(
+                self.run_request(program, tests, purpose, entry_point, setup))
             observed.status, observed.all_passed = result.status, result.all_passed
         return result
 
@@ -253,12 +262,12 @@ class CodeRunnerDomain(Domain):
         probes = probe_tests(problem.prompt, problem.entry_point)
         if not probes:
             return "", ()
-        result = await self._run(program, probes, self.config.probe_limits, "probe",
+        result = await self._run(program, probes, "probe",
                                  problem.entry_point, problem.setup)
         return behaviour_key(result), behaviour_facets(probes, result)
 
     async def _hidden_run(self, problem: Problem, program: str) -> RunResult:
-        return await self._run(program, problem.hidden_tests, self.config.score_limits, "hidden",
+        return await self._run(program, problem.hidden_tests, "hidden",
                                problem.entry_point, problem.setup)
 
 

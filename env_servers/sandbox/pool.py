@@ -222,7 +222,6 @@ def request_frame(request: RunRequest, nonce: str, limits: dict) -> bytes:
             "limits": limits,
             "entry_points": list(request.entry_points),
         },
-        untrusted_tests=bool(request.untrusted_tests),
     )
 
 

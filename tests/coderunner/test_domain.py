@@ -159,7 +159,7 @@ async def test_runtime_errors_are_reported_per_test(domain):
 
 
 async def test_a_program_that_hangs_times_out(sandbox):
-    config = CodeRunnerConfig(step_limits=Limits(wall_seconds=1.0, cpu_seconds=1))
+    config = CodeRunnerConfig(run_limits=Limits(wall_seconds=1.0, cpu_seconds=1))
     domain = CodeRunnerDomain(config, sandbox=sandbox)
     state = reset(domain, internal_tests=MODEL_TESTS).state
     step = await domain.step(state, "def add(x, y):\n    while True:\n        pass\n")

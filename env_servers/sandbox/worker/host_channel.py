@@ -1,8 +1,7 @@
 """Frames between the worker and the host over its channel (see framing.py for the host's side).
 
-A request frame is a 4-byte big-endian body length, one flags byte (1: the
-request has untrusted tests) and a JSON object; every other frame is a 4-byte
-length and a JSON object.
+A request frame is a 4-byte big-endian body length, one flags byte (reserved,
+0) and a JSON object; every other frame is a 4-byte length and a JSON object.
 """
 
 import json
@@ -10,8 +9,7 @@ import os
 import struct
 
 HEADER = struct.Struct(">I")
-REQUEST_HEADER = struct.Struct(">IB")  # body length, flags
-FLAG_UNTRUSTED_TESTS = 1
+REQUEST_HEADER = struct.Struct(">IB")  # body length, flags (reserved)
 MAX_REQUEST_BYTES = 64 << 20
 
 

@@ -24,13 +24,13 @@ from env_servers.sandbox.worker.call_proxy import Caller, judge_namespace
 from env_servers.sandbox.worker.candidate import candidate_main
 from env_servers.sandbox.worker.cleanup import kill_the_rest_of_the_namespace
 from env_servers.sandbox.worker.hardening import keep_only_kill
-from env_servers.sandbox.worker.host_channel import FLAG_UNTRUSTED_TESTS, read_exactly, receive_request_header, send
+from env_servers.sandbox.worker.host_channel import read_exactly, receive_request_header, send
 from env_servers.sandbox.worker.judge_link import Link
 from env_servers.sandbox.worker.output import CapturedStream
 from env_servers.sandbox.worker.run_errors import CandidateGone, RunTimeUp
 from env_servers.sandbox.worker.run_process import LIMIT_NAMES
 from env_servers.sandbox.worker.state import STATE
-from env_servers.sandbox.worker.tester import run_untrusted_tests, start_tester
+from env_servers.sandbox.worker.tester import run_tests_in_tester, start_tester
 from env_servers.sandbox.worker.texts import TRACEBACK_CHARS, printable
 
 EXIT_REPLIED = 0  # the judge sent its reply and the run left nothing behind
@@ -44,7 +44,14 @@ def on_alarm(signum, frame):
 
 
 def judge(link, candidate, tester, request, record):
-    """Send the program, run each test against it, `record` every verdict; return (timed_out, lost)."""
+    """Send the program, run each test against it, `record` every verdict; return (timed_out, lost).
+
+    The tests run in the tester, the judge relaying their calls, whatever their
+    kind: a run's processes then do the same work whether it is a Step, a probe
+    or a Score, so the program cannot tell them apart by watching them. Only a
+    request with both kinds runs its trusted tests here first, so that no
+    untrusted test shares a process with them.
+    """
     timed_out, lost = False, ""
     try:
         setup = request.get("setup") or ""
@@ -55,11 +62,12 @@ def judge(link, candidate, tester, request, record):
         record({"program": report[1], "detail": printable(str(report[2])[:TRACEBACK_CHARS])})
         if report[1] == "ok":
             entry_points = request.get("entry_points") or ()
-            trusted = request["tests"]
-            namespace = judge_namespace(Caller(link, candidate), report[3], entry_points)
-            run_tests(trusted, namespace, setup, record)
-            if tester is not None:
-                run_untrusted_tests(link, candidate, tester, report[3], request, record, len(trusted))
+            trusted, untrusted = list(request["tests"]), list(request.get("untrusted_tests") or ())
+            in_judge = trusted if untrusted else []
+            if in_judge:
+                namespace = judge_namespace(Caller(link, candidate), report[3], entry_points)
+                run_tests(in_judge, namespace, setup, record)
+            run_tests_in_tester(link, candidate, tester, report[3], untrusted or trusted, request, record, len(in_judge))
         record({"done": True})
     except RunTimeUp:
         _signal.setitimer(_signal.ITIMER_REAL, 0)
@@ -129,10 +137,11 @@ def fork_candidate(work_dir, watchdog_w):
 
 
 def receive_the_request(channel_in, work_dir):
-    """(the run's request, the tester or None); the judge exits if the host closed the channel.
+    """(the run's request, the tester); the judge exits if the host closed the channel.
 
-    When the flags byte announces untrusted tests, the tester is forked before
-    the body is read: it never holds the request.
+    The tester is forked before the body is read (it never holds the request),
+    for every run, with untrusted tests or none: a Step, a probe and a Score run
+    have the same processes, so a program cannot tell which kind it is in.
     """
     try:
         header = receive_request_header(channel_in)
@@ -140,7 +149,7 @@ def receive_the_request(channel_in, work_dir):
         header = None
     if header is None:
         os._exit(EXIT_CHANNEL_CLOSED)
-    tester = start_tester(work_dir) if header[1] & FLAG_UNTRUSTED_TESTS else None
+    tester = start_tester(work_dir)
     if STATE.candidate_uid is not None:
         keep_only_kill()
     body = read_exactly(channel_in, header[0])
@@ -193,7 +202,7 @@ def judge_main(channel_in, channel_out, work_dir, watchdog_w):
     link = Link(deadline, int(limits["max_output_bytes"]))
     link.watch_output(out_r, err_r)
     candidate = link.add_peer("the program", program_w, reply_r)
-    tester_peer = link.add_peer("the tests' process", tester[1], tester[2]) if tester else None
+    tester_peer = link.add_peer("the tests' process", tester[1], tester[2])
     sys.stdout, sys.stderr = CapturedStream(link.stdout), CapturedStream(link.stderr)
     records = []
 
@@ -203,12 +212,12 @@ def judge_main(channel_in, channel_out, work_dir, watchdog_w):
 
     timed_out, lost = judge(link, candidate, tester_peer, request, record)
     _signal.signal(int(signal.SIGALRM), _signal.SIG_IGN)
-    status = end_run(pid, [tester[0]] if tester else [], lost)
+    status = end_run(pid, [tester[0]], lost)
     link.drain()
     link.close()
     reply = run_reply(link, records, status, timed_out, lost)
     reply.update(wall_seconds=time.monotonic() - started, nonce=nonce)
-    traces = STATE.baseline.traces(tester[0] if tester else pid) if STATE.baseline is not None else []
+    traces = STATE.baseline.traces(tester[0]) if STATE.baseline is not None else []
     if traces:
         reply["retire"] = traces
     try:

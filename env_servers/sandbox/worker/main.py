@@ -32,7 +32,7 @@ from env_servers.sandbox.worker.program import compile_program, run_program
 from env_servers.sandbox.worker.startup import announce_ready, parse_arguments, settle, take_the_channel
 from env_servers.sandbox.worker.state import STATE
 from env_servers.sandbox.worker.supervisor import supervise
-from env_servers.sandbox.worker.tester import run_untrusted_tests
+from env_servers.sandbox.worker.tester import run_tests_in_tester
 from env_servers.sandbox.worker.texts import printable
 
 def warm_up():
@@ -63,7 +63,7 @@ def warm_up():
         rebuilt_exception("ValueError", "ValueError: warm", ["ValueError", "Exception"])
         Capture(10).feed(b"warm")
         printable("warm")
-        receive_request_header, end_run, run_untrusted_tests  # noqa: B018  (defined; run in forks only)
+        receive_request_header, end_run, run_tests_in_tester  # noqa: B018  (defined; run in forks only)
 
 
 def main():

@@ -1,6 +1,9 @@
-"""The tester: the process of a request's untrusted tests (a model's own), and the judge's side of it.
+"""The tester: the process a run's tests run in, and the judge's side of it.
 
-It is forked by the judge before the judge reads the request, keeps only its
+Every run has one, and its tests run there whatever their kind (a model's own
+asserts in a Step or a probe, the hidden tests in Score), so the run looks
+the same from inside; a request with both kinds runs its trusted tests in
+the judge first. It is forked by the judge before the judge reads the request, keeps only its
 two pipes to the judge (no channel to the host, none to the candidate), runs
 under the candidate's uid where it has one, and stays non-dumpable. Its calls
 go to the judge, which relays them to the program; its verdicts go back as
@@ -84,14 +87,13 @@ def start_tester(work_dir):
     return pid, to_tester_w, to_judge_r
 
 
-def run_untrusted_tests(link, candidate, tester, names, request, record, first_index):
-    """Have the tester run the untrusted tests, relaying its calls to the candidate; record its verdicts.
+def run_tests_in_tester(link, candidate, tester, names, tests, request, record, first_index):
+    """Have the tester run `tests`, relaying its calls to the candidate; record its verdicts.
 
     The judge decodes only the tester's own messages (bounded); the program's
     replies reach the tester as they came. A tester that ends or breaks the
     protocol fails the tests it had not reported; the run goes on.
     """
-    tests = list(request.get("untrusted_tests") or ())
     reported = set()
     stdout = stderr = ""
     try:
