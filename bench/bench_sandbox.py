@@ -9,6 +9,9 @@ is printed, so a noisy machine shifts both alike.
 A "run" is one program plus its tests in a fresh process inside the sandbox
 (the unit the code-runner environment pays per Step). The program and its five
 asserts are HumanEval-sized. Runs are issued back to back, `workers` at a time.
+`--tests trusted` (the default) sends the asserts as trusted tests, as Score
+sends hidden tests; `--tests untrusted` as a model's own, as a Step and the
+answer-key probes send theirs (most of a search's runs).
 
 Besides runs/s it prints the CPU one run costs (this process, the workers and
 their runs, and for docker the engine's dockerd/containerd processes that relay
@@ -123,11 +126,14 @@ def process_cpu() -> float:
 
 
 async def measure(
-    backend: str, design: WorkerDesign, workers: int, runs: int, options: dict
+    backend: str, design: WorkerDesign, workers: int, runs: int, options: dict, tests: str = "trusted"
 ) -> tuple[float, float, float]:
     """Return (runs per second, median latency in ms, CPU ms per run) after a warm-up."""
     sandbox = make_sandbox(backend, workers=workers, recycle_after=10**9, design=design, **options)
-    request = RunRequest(program=PROGRAM, tests=TESTS)
+    if tests == "trusted":
+        request = RunRequest(program=PROGRAM, tests=TESTS)
+    else:
+        request = RunRequest(program=PROGRAM, tests=(), untrusted_tests=TESTS)
     latencies: list[float] = []
 
     async def client(count: int) -> None:
@@ -244,6 +250,10 @@ def parse_arguments() -> argparse.Namespace:
         "--start-dockerd", action="store_true", help="start a private dockerd if none answers (root)"
     )
     parser.add_argument("--floor", action="store_true", help="also time the designs' forks alone")
+    parser.add_argument(
+        "--tests", default="trusted", choices=["trusted", "untrusted"],
+        help="send the asserts as trusted tests (Score's shape) or as a model's own (a Step's)",
+    )
     return parser.parse_args()
 
 
@@ -267,7 +277,7 @@ def measure_backend(backend: str, options: dict, args: argparse.Namespace) -> di
         for design in args.designs:
             try:
                 rate, median, cpu = asyncio.run(
-                    measure(backend, DESIGNS[design], workers, args.runs, dict(options))
+                    measure(backend, DESIGNS[design], workers, args.runs, dict(options), args.tests)
                 )
             except SandboxUnavailable as error:
                 print(f"{backend:20} unavailable: {error}")
