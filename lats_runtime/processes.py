@@ -2,8 +2,9 @@
 
 `start_service(args)` runs `python -m lats serve ...ARGS --port 0` in a new
 process, reads the address it prints ("listening on HOST:PORT"), waits until
-its health check answers SERVING (gRPC health, or GET /healthz for the run
-viewer, `lats serve ui`, and GET /health for `lats serve openenv`), and
+its health check answers SERVING (gRPC health: the service's readiness, e.g.
+lats.v1.Planner, or with `ready=False` its liveness ""; GET /healthz for the
+run viewer, `lats serve ui`, and GET /health for `lats serve openenv`), and
 returns a handle whose `stop()` sends
 SIGTERM and waits for a clean exit. A service never outlives the process
 that started it: the kernel sends it SIGTERM when its parent dies, however
@@ -29,9 +30,18 @@ from dataclasses import dataclass, field
 
 import grpc
 from grpc_health.v1 import health_pb2, health_pb2_grpc
+from lats_pb import llm_pb2, planner_pb2
+
+from lats_runtime import environment_versions
 
 _LISTENING = re.compile(r"listening on (\S+:\d+)")
 _METRICS = re.compile(r"metrics on (http://[^\s\"',]+)")  # also inside a JSON log line
+# The health service name of each kind of server's readiness (`lats serve KIND`).
+READINESS = {
+    "env": environment_versions.SERVICE,
+    "gateway": llm_pb2.DESCRIPTOR.services_by_name["LlmGateway"].full_name,
+    "planner": planner_pb2.DESCRIPTOR.services_by_name["Planner"].full_name,
+}
 
 
 class ServiceStartError(RuntimeError):
@@ -99,19 +109,23 @@ def _pump(stream, sink: deque, echo) -> None:
             echo.flush()
 
 
-def wait_healthy(address: str, timeout: float) -> None:
+def wait_healthy(address: str, timeout: float, service: str = "") -> None:
+    """Returns once the gRPC health service at `address` answers SERVING for
+    `service` ("": the server as a whole)."""
     deadline = time.monotonic() + timeout
     with grpc.insecure_channel(address) as channel:
         stub = health_pb2_grpc.HealthStub(channel)
         while True:
             try:
-                reply = stub.Check(health_pb2.HealthCheckRequest(service=""), timeout=2)
+                reply = stub.Check(health_pb2.HealthCheckRequest(service=service), timeout=2)
                 if reply.status == health_pb2.HealthCheckResponse.SERVING:
                     return
             except grpc.RpcError:
                 pass
             if time.monotonic() > deadline:
-                raise ServiceStartError(f"{address} did not become healthy in {timeout:.0f}s")
+                what = f"{service} at {address} did not become ready" if service else \
+                    f"{address} did not become healthy"
+                raise ServiceStartError(f"{what} in {timeout:.0f}s")
             time.sleep(0.1)
 
 
@@ -131,8 +145,9 @@ def wait_http_healthy(address: str, timeout: float, path: str = "/healthz") -> N
 
 def start_service(name: str, args: list[str], *, host: str = "127.0.0.1",
                   timeout: float = 120.0, env: dict | None = None,
-                  echo=None, python: str | None = None) -> ServiceProcess:
-    """Starts `lats serve <args> --host HOST --port 0` and waits until it is healthy.
+                  echo=None, python: str | None = None, ready: bool = True) -> ServiceProcess:
+    """Starts `lats serve <args> --host HOST --port 0` and waits until it is healthy:
+    ready (e.g. a planner's gateway answers), or with `ready=False` only alive.
 
     `python` is the interpreter that runs it (default: this one), e.g. another
     virtual environment's."""
@@ -168,7 +183,7 @@ def start_service(name: str, args: list[str], *, host: str = "127.0.0.1",
         elif args[:1] == ["openenv"]:                  # OpenEnv's own health route
             wait_http_healthy(address, remaining, "/health")
         else:
-            wait_healthy(address, remaining)
+            wait_healthy(address, remaining, READINESS.get(args[0], "") if ready else "")
     except ServiceStartError:
         service.stop()
         raise

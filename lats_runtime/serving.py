@@ -3,12 +3,17 @@
 Contract: a server built here
   * listens on the given address and logs it (the real port when 0 was asked);
   * answers the standard gRPC health service (grpc.health.v1) and server
-    reflection for the services it hosts;
+    reflection for the services it hosts. Health says two things: the server
+    as a whole ("") is its liveness, SERVING from the start until shutdown
+    while the process runs; each hosted service's full name (e.g.
+    lats.v1.Planner) is its readiness, SERVING while it can do its job (its
+    owner turns it off while it is getting ready or an upstream it needs does
+    not answer: `set_ready`, `lats_runtime.readiness`);
   * caps request size (oversized requests get RESOURCE_EXHAUSTED from gRPC);
   * answers request bytes that are not a valid message with INVALID_ARGUMENT
     (`lats_runtime.undecodable`);
   * bounds every unary call by a server-side deadline (DEADLINE_EXCEEDED);
-  * on SIGTERM/SIGINT turns health to NOT_SERVING, stops accepting calls and
+  * on SIGTERM/SIGINT turns health (both) to NOT_SERVING, stops accepting calls and
     lets in-flight calls finish within a grace period, then exits;
   * counts, times and access-logs every call in the caller's run scope
     (`lats_runtime.observing`) and, given `metrics_port`, serves Prometheus
@@ -51,8 +56,9 @@ class ServerOptions:
     max_message_bytes: int = DEFAULT_MAX_MESSAGE_BYTES
     unary_deadline_seconds: float = 120.0
     grace_seconds: float = 5.0
-    # False: health answers NOT_SERVING until the owner calls set_serving(True).
-    serving_at_start: bool = True
+    # False: the hosted services' readiness is NOT_SERVING until the owner calls
+    # set_ready(True); liveness ("") is SERVING from the start either way.
+    ready_at_start: bool = True
     extra_options: list[tuple[str, int]] = field(default_factory=list)
     metrics_port: int | None = None     # None: no /metrics endpoint; 0: any free port
     name: str = ""                      # the service's name in logs ("" = its gRPC services)
@@ -97,15 +103,31 @@ class RunningServer:
         self.port = port
         self._health = health_servicer
         self._names = names
+        self._stopping = False
+
+    @property
+    def service_names(self) -> list[str]:
+        """The hosted services' full names: the health service names of readiness."""
+        return list(self._names)
+
+    async def set_ready(self, ready: bool) -> None:
+        """Readiness: every hosted service SERVING or NOT_SERVING; liveness ("")
+        is left alone. Ignored once the server is stopping."""
+        if not self._stopping:
+            await self._set(self._names, ready)
 
     async def set_serving(self, serving: bool) -> None:
-        """Health of the server ("") and of every hosted service: SERVING or NOT_SERVING."""
+        """Liveness and readiness together: the server ("") and every hosted service."""
+        await self._set(["", *self._names], serving)
+
+    async def _set(self, names: Iterable[str], serving: bool) -> None:
         status = (health_pb2.HealthCheckResponse.SERVING if serving
                   else health_pb2.HealthCheckResponse.NOT_SERVING)
-        for name in ["", *self._names]:
+        for name in names:
             await self._health.set(name, status)
 
     async def stop(self, grace: float | None = 5.0) -> None:
+        self._stopping = True
         await self.set_serving(False)
         await self.server.stop(grace)
 
@@ -143,7 +165,8 @@ async def start_server(
         raise OSError(f"could not bind {options.address}: is the port in use?")
     await server.start()
     running = RunningServer(server, port, health_servicer, names)
-    await running.set_serving(options.serving_at_start)
+    await running.set_serving(True)
+    await running.set_ready(options.ready_at_start)
     return running
 
 

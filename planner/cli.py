@@ -77,6 +77,7 @@ def advertised_address(host: str, port: int, advertise: str | None) -> str:
 def serve_planner(host, port, gateway, db, heartbeat, lease, max_runs,
                   env_timeout, model_timeout, deadline, gateway_check, advertise, metrics_port):
     """Run the planner service (LATS search over any environment server)."""
+    from lats_runtime.readiness import watch_readiness
     from planner.gateway_client import GatewayClient
     from planner.runs import LeaseSettings, open_run_store
     from planner.replica import PlannerSettings
@@ -99,22 +100,29 @@ def serve_planner(host, port, gateway, db, heartbeat, lease, max_runs,
                                    gateway_check_seconds=gateway_check)
         servicer = PlannerServicer(client, store, settings)
 
+        watchers: list[asyncio.Task] = []
+
         async def stopped() -> None:
+            for watcher in watchers:
+                watcher.cancel()
             await servicer.stop()
             await client.close()
 
         spec = ServiceSpec(
             planner_pb2.DESCRIPTOR.services_by_name["Planner"].full_name,
             lambda server: planner_pb2_grpc.add_PlannerServicer_to_server(servicer, server))
-        def started(running):
+
+        async def started(running):
             servicer.advertise(advertised_address(host, running.port, advertise))
-            return servicer.start()
+            await servicer.start()
+            # Ready (health service lats.v1.Planner) while the gateway answers.
+            watchers.append(asyncio.create_task(watch_readiness(running, [client.upstream()])))
 
         try:
             await serve_forever([spec], ServerOptions(address=f"{host}:{port}",
                                                       unary_deadline_seconds=deadline,
                                                       metrics_port=metrics_port,
-                                                      name="planner"),
+                                                      name="planner", ready_at_start=False),
                                 on_started=started,
                                 on_stopping=servicer.begin_shutdown, on_stopped=stopped)
         finally:

@@ -16,8 +16,10 @@ import grpc
 from lats_pb import llm_pb2, llm_pb2_grpc
 
 from lats_runtime.calls import RetryPolicy, ServiceClient
+from lats_runtime.readiness import Upstream, grpc_health_check
 
 Message = llm_pb2.ChatMessage | tuple[str, str] | Mapping[str, str]
+GATEWAY_SERVICE = llm_pb2.DESCRIPTOR.services_by_name["LlmGateway"].full_name
 
 
 class GatewayClient:
@@ -92,6 +94,13 @@ class GatewayClient:
         policy = dataclasses.replace(self._client.policy, window_seconds=within)
         return await self._client.unary("DescribeBackend", llm_pb2.DescribeBackendRequest(),
                                         policy=policy, timeout=within)
+
+    def upstream(self) -> Upstream:
+        """The gateway as an upstream of the planner's readiness: the gateway's own
+        health check (its readiness, lats.v1.LlmGateway), over the channel model
+        calls use."""
+        return Upstream(f"LLM gateway at {self._address}",
+                        grpc_health_check(self._client.channel, GATEWAY_SERVICE))
 
     async def close(self) -> None:
         await self._client.aclose()

@@ -21,6 +21,7 @@ from dataclasses import dataclass, field
 from typing import Any, ClassVar, TypeVar
 
 from lats_runtime import reward_modes
+from lats_runtime.readiness import Upstream
 from lats_pb import environment_pb2
 
 State = dict[str, Any]
@@ -182,7 +183,14 @@ class Domain(abc.ABC):
     def ready(self) -> MaybeAwaitable[None]:
         """Returns once the domain can answer calls (e.g. its catalog is built).
 
-        Served domains report NOT_SERVING on the gRPC health service until then,
-        so readiness probes and balancers wait for it; calls made earlier wait too.
+        Served domains report readiness NOT_SERVING on the gRPC health service
+        until then, so readiness probes and balancers wait for it; calls made
+        earlier wait too.
         """
         return None
+
+    def upstreams(self) -> Sequence[Upstream]:
+        """The services this domain cannot answer without (e.g. the server a
+        bridge fronts). Once ready, the server's readiness is SERVING only while
+        every one answers (`lats_runtime.readiness`). Default: none."""
+        return ()

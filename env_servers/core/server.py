@@ -19,6 +19,7 @@ from lats_runtime import environment_versions
 from env_servers.core.domain import Domain
 from env_servers.core.servicer import EnvironmentServicer
 from env_servers.core.settings import EnvSettings
+from lats_runtime.readiness import watch_readiness
 from lats_runtime.serving import RunningServer, ServerOptions, ServiceSpec, serve_forever, start_server
 
 log = logging.getLogger(__name__)
@@ -82,18 +83,26 @@ async def wait_until_ready(domain: Domain) -> None:
 
 
 async def report_readiness(domain: Domain, running: RunningServer) -> None:
-    """NOT_SERVING on the health service until the domain is ready, then SERVING.
+    """Readiness (health service lats.environment.v2.Environment) NOT_SERVING until
+    the domain is ready; then SERVING, or, for a domain that fronts upstreams
+    (`Domain.upstreams`), SERVING while they answer (`lats_runtime.readiness`).
 
-    A domain that fails to get ready stays NOT_SERVING (its calls report the
-    failure), so a readiness probe keeps traffic away from it.
+    A domain that fails to get ready turns liveness ("") NOT_SERVING too (its
+    calls report the failure): a readiness probe keeps traffic away from it and
+    a liveness probe restarts it.
     """
     try:
         await wait_until_ready(domain)
     except Exception:
-        log.exception("environment %s did not get ready; health stays NOT_SERVING", domain.name)
+        log.exception("environment %s did not get ready; health turns NOT_SERVING", domain.name)
+        await running.set_serving(False)
         return
-    await running.set_serving(True)
     log.info("environment %s is ready", domain.name)
+    upstreams = list(domain.upstreams())
+    if not upstreams:
+        await running.set_ready(True)
+        return
+    await watch_readiness(running, upstreams)
 
 
 async def serve_environment(
@@ -101,11 +110,12 @@ async def serve_environment(
 ) -> None:
     """Serves `domain` until SIGTERM/SIGINT, then closes the domain.
 
-    The server listens at once; health reports SERVING once the domain is ready.
+    The server listens at once, alive (health "" SERVING); its readiness follows
+    the domain (`report_readiness`).
     """
     servicer = EnvironmentServicer(domain, settings)
     readiness: list[asyncio.Task] = []
-    options = dataclasses.replace(options, serving_at_start=False)
+    options = dataclasses.replace(options, ready_at_start=False)
 
     async def started(running: RunningServer) -> None:
         readiness.append(asyncio.create_task(report_readiness(domain, running)))

@@ -23,6 +23,9 @@ way to snapshot or restore one. This domain fronts such a server by URL:
     action, and so is one it failed to execute; the state stays as it was.
   * Score is the episode's reward: the sum of its step rewards, a success at
     the reward range's success_threshold.
+  * The bridge is ready (health service lats.environment.v2.Environment) only
+    while the OpenEnv server answers its own health check (GET /health, 200):
+    `upstreams`.
 """
 
 from __future__ import annotations
@@ -43,6 +46,7 @@ import httpx
 
 from lats_pb import environment_pb2
 from lats_runtime.quoting import quoted_list
+from lats_runtime.readiness import Upstream
 
 from env_servers.core import (
     CannotServe,
@@ -323,6 +327,14 @@ class OpenEnvDomain(Domain):
                                     "done": 1.0 if state["done"] else 0.0},
                            details=f"episode reward {total:g} after {steps} steps; the episode "
                                    f"{ended}")
+
+    def upstreams(self) -> list[Upstream]:
+        return [Upstream(f"the OpenEnv server at {self.url}", self._answers_health)]
+
+    async def _answers_health(self, timeout: float) -> bool:
+        """OpenEnv's own health check: GET /health answers 200."""
+        async with httpx.AsyncClient(timeout=timeout, trust_env=False) as http:
+            return (await http.get(f"{_http_url(self.url)}/health")).status_code == 200
 
     async def close(self) -> None:
         await self.pool.close_all()

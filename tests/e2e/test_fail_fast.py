@@ -49,7 +49,7 @@ def test_solve_without_a_gateway_is_unavailable_at_once_naming_it():
     specs = [("env", ["env", "game24"]),
              ("planner", ["planner", "--gateway", f"127.0.0.1:{port}", "--db", ":memory:",
                           "--gateway-check", str(CHECK_SECONDS)])]
-    with running_services(specs) as running:
+    with running_services(specs, ready=False) as running:   # not ready: no gateway
         error, seconds = _solve_error(running["planner"].address, running["env"].address)
         assert error.code() == grpc.StatusCode.UNAVAILABLE
         assert f"LLM gateway at 127.0.0.1:{port}" in error.details()
@@ -80,7 +80,7 @@ def test_a_gateway_that_never_answers_is_named_too():
         specs = [("env", ["env", "game24"]),
                  ("planner", ["planner", "--gateway", address, "--db", ":memory:",
                               "--gateway-check", str(CHECK_SECONDS)])]
-        with running_services(specs) as running:
+        with running_services(specs, ready=False) as running:   # not ready: no gateway
             error, seconds = _solve_error(running["planner"].address, running["env"].address)
         assert error.code() == grpc.StatusCode.UNAVAILABLE
         assert f"LLM gateway at {address}" in error.details()

@@ -68,7 +68,7 @@ def store(tmp_path_factory):
 def planner(store):
     # No gateway is needed to list runs: the planner starts without one answering.
     with running_services([("planner", ["planner", "--gateway", "127.0.0.1:1",
-                                        "--db", store])]) as running:
+                                        "--db", store])], ready=False) as running:
         yield running["planner"].address
 
 

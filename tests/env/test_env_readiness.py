@@ -1,4 +1,6 @@
-"""A served domain reports NOT_SERVING on the health service until it is ready."""
+"""A served domain's readiness (health service lats.environment.v2.Environment) is
+NOT_SERVING until it is ready, and, for a domain with upstreams, while one does not
+answer; liveness ("") is SERVING all along, unless the domain failed to get ready."""
 
 from __future__ import annotations
 
@@ -11,6 +13,7 @@ from grpc_health.v1 import health_pb2, health_pb2_grpc
 
 from env_servers.core.server import environment_service, report_readiness
 from env_servers.core.servicer import EnvironmentServicer
+from lats_runtime.readiness import Upstream
 from lats_runtime.serving import ServerOptions, start_server
 from tests.env.fakes import CounterDomain
 
@@ -55,14 +58,46 @@ async def test_health_turns_serving_only_when_the_domain_is_ready(fail):
     domain = SlowDomain(fail=fail)
     servicer = EnvironmentServicer(domain)
     running = await start_server([environment_service(servicer)],
-                                 ServerOptions(serving_at_start=False))
+                                 ServerOptions(ready_at_start=False))
     try:
         task = asyncio.create_task(report_readiness(domain, running))
         await asyncio.sleep(0.2)
-        assert await _statuses(running.port) == (NOT_SERVING, NOT_SERVING)
+        assert await _statuses(running.port) == (SERVING, NOT_SERVING)
         domain.release.set()
         await asyncio.wait_for(task, 5)
         wanted = (NOT_SERVING, NOT_SERVING) if fail else (SERVING, SERVING)
         assert await _poll(running.port, wanted) == wanted
     finally:
+        await running.stop(0)
+
+
+class FrontingDomain(CounterDomain):
+    """Fronts an upstream that answers while `up` is true."""
+
+    def __init__(self):
+        super().__init__()
+        self.up = True
+
+    def upstreams(self) -> list[Upstream]:
+        async def answers(timeout: float) -> bool:
+            if not self.up:
+                raise ConnectionRefusedError("upstream down")
+            return True
+
+        return [Upstream("the fake upstream", answers)]
+
+
+async def test_readiness_follows_the_upstreams_while_liveness_stays():
+    domain = FrontingDomain()
+    running = await start_server([environment_service(EnvironmentServicer(domain))],
+                                 ServerOptions(ready_at_start=False))
+    task = asyncio.create_task(report_readiness(domain, running))
+    try:
+        assert await _poll(running.port, (SERVING, SERVING)) == (SERVING, SERVING)
+        domain.up = False
+        assert await _poll(running.port, (SERVING, NOT_SERVING)) == (SERVING, NOT_SERVING)
+        domain.up = True
+        assert await _poll(running.port, (SERVING, SERVING)) == (SERVING, SERVING)
+    finally:
+        task.cancel()
         await running.stop(0)

@@ -1,6 +1,6 @@
-"""Serves GridWalk with OpenEnv's own app (`create_app`) on a free loopback port.
+"""Serves GridWalk with OpenEnv's own app (`create_app`) on a loopback port.
 
-    python -m tests.openenv.serve [--max-envs N]
+    python -m tests.openenv.serve [--max-envs N] [--port PORT]
 
 One process serves three OpenEnv apps, each at its own path: /steady
 (GridWalk), /noisy (walls from entropy) and /drifting (deterministic for four
@@ -30,6 +30,7 @@ KINDS = {"steady": GridWalkEnvironment, "noisy": NoisyGridWalkEnvironment,
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--max-envs", type=int, default=32)
+    parser.add_argument("--port", type=int, default=0, help="0: a free port")
     args = parser.parse_args()
     root = FastAPI()
     for kind, environment in KINDS.items():
@@ -37,7 +38,7 @@ def main() -> None:
                                           env_name="gridwalk", max_concurrent_envs=args.max_envs))
     sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-    sock.bind(("127.0.0.1", 0))
+    sock.bind(("127.0.0.1", args.port))
     print(f"listening on 127.0.0.1:{sock.getsockname()[1]}", flush=True)
     config = uvicorn.Config(root, log_level="warning", ws_max_size=16 * 1024 * 1024)
     for stop in (signal.SIGTERM, signal.SIGINT):   # uvicorn re-raises it after its shutdown

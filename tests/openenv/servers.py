@@ -18,11 +18,13 @@ ROOT = Path(__file__).resolve().parents[2]
 
 
 @contextlib.contextmanager
-def gridwalk_server(max_envs: int = 32, timeout: float = 90.0):
-    """Serves GridWalk through OpenEnv's own app; yields the server's http:// URL, under
-    which /steady, /noisy and /drifting are the three kinds (tests/openenv/serve.py)."""
+def gridwalk_server(max_envs: int = 32, timeout: float = 90.0, port: int = 0):
+    """Serves GridWalk through OpenEnv's own app (on `port`, 0: a free one); yields the
+    server's http:// URL, under which /steady, /noisy and /drifting are the three kinds
+    (tests/openenv/serve.py)."""
     process = subprocess.Popen(
-        [sys.executable, "-m", "tests.openenv.serve", "--max-envs", str(max_envs)],
+        [sys.executable, "-m", "tests.openenv.serve", "--max-envs", str(max_envs),
+         "--port", str(port)],
         cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
     output: deque = deque(maxlen=200)
     try:
