@@ -1,7 +1,9 @@
 """Readiness that tells the truth, on real processes: a planner's liveness (health
 service "") stays SERVING while it runs; its readiness (health service
 lats.v1.Planner) is NOT_SERVING while no LLM gateway answers and SERVING again
-within seconds once one does."""
+within seconds once one does. After a gateway restart on the same port, the
+planner takes a new search within seconds (it used to refuse them for 20-30 s
+while its health already said SERVING)."""
 
 from __future__ import annotations
 
@@ -24,6 +26,9 @@ SERVING = health_pb2.HealthCheckResponse.SERVING
 NOT_SERVING = health_pb2.HealthCheckResponse.NOT_SERVING
 READINESS = "lats.v1.Planner"
 PROMPTLY = 5.0            # seconds: readiness follows the gateway within this
+# Down long enough for gRPC's default reconnect backoff (1 s, x1.6 per attempt,
+# up to 120 s) to grow to 8-13 s between attempts: what made the planner deaf.
+GATEWAY_DOWN_SECONDS = 15.0
 
 
 def _free_port() -> int:
@@ -102,5 +107,44 @@ def test_readiness_follows_the_gateway_while_liveness_stays(gateway_port):
             gateway = _gateway_on(gateway_port)
             _until(lambda: _status(planner, READINESS) == SERVING, PROMPTLY)
             assert _search_accepted(planner, running["env"].address)
+    finally:
+        _stop(gateway)
+
+
+def _a_reconnect_attempt_after(port: int, seconds: float) -> None:
+    """Listens on the gateway's port in its stead and returns right after the planner
+    tried to reconnect there, once `seconds` have passed (each attempt is closed at once,
+    so it fails as one to a dead gateway would)."""
+    with socket.socket() as listener:
+        listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        listener.bind(("127.0.0.1", port))
+        listener.listen(16)
+        listener.settimeout(0.1)
+        started = time.monotonic()
+        while time.monotonic() - started < seconds + 120:
+            try:
+                connection, _ = listener.accept()
+            except TimeoutError:
+                continue
+            connection.close()
+            if time.monotonic() - started >= seconds:
+                return
+    raise AssertionError("the planner never tried to reconnect to its gateway")
+
+
+def test_a_restarted_gateway_takes_searches_within_seconds(gateway_port):
+    """The gateway comes back right after one of the planner's reconnect attempts, when
+    gRPC's default backoff would wait 8-13 s before the next one."""
+    gateway = _gateway_on(gateway_port)
+    try:
+        with _suite(gateway_port) as running:
+            planner, env = running["planner"].address, running["env"].address
+            assert _search_accepted(planner, env)
+            _stop(gateway)
+            _a_reconnect_attempt_after(gateway_port, GATEWAY_DOWN_SECONDS)
+            gateway = _gateway_on(gateway_port)
+            waited = _until(lambda: _search_accepted(planner, env), PROMPTLY)
+            assert _status(planner, READINESS) == SERVING
+            print(f"\na search was accepted {waited:.1f}s after the gateway was back")
     finally:
         _stop(gateway)
