@@ -1,8 +1,12 @@
 """`lats health ADDRESS`: exit 0 when a LATS server's health service answers SERVING.
 
 For container health checks (compose's `healthcheck`): any LATS server, any
-service name (default "", the server as a whole); `--http` checks an HTTP
-server instead (the run viewer): GET http://ADDRESS/healthz must answer 200.
+service name. The default, "" (the server as a whole), is the server's
+liveness; a service's full name (`--service lats.v1.Planner`,
+`lats.v1.LlmGateway`, `lats.environment.v2.Environment`) is its readiness:
+SERVING only while it can do its job (a planner's gateway answers, an
+environment is loaded, a bridge's OpenEnv server answers). `--http` checks an
+HTTP server instead (the run viewer): GET http://ADDRESS/healthz must answer 200.
 """
 
 from __future__ import annotations
@@ -18,7 +22,9 @@ from grpc_health.v1 import health_pb2, health_pb2_grpc
 
 @click.command("health")
 @click.argument("address", default="127.0.0.1:50051")
-@click.option("--service", default="", help="Service to ask about ('' = the whole server).")
+@click.option("--service", default="",
+              help="Service to ask about: '' = the whole server (liveness); a service's full "
+                   "name, e.g. lats.v1.Planner, asks its readiness.")
 @click.option("--timeout", default=3.0, type=click.FloatRange(min=0, min_open=True),
               show_default=True, help="Seconds to wait for the answer.")
 @click.option("--http", "http", is_flag=True,

@@ -1,6 +1,7 @@
-"""`lats health`, the containers' health check: gRPC servers, and with --http the
-run viewer (GET /healthz), each against a real server; a server that is not
-there is exit 1 with the address it tried."""
+"""`lats health`, the containers' health check: gRPC servers (liveness, and with
+--service a service's readiness), and with --http the run viewer (GET /healthz),
+each against a real server; a server that is not there is exit 1 with the
+address it tried."""
 
 from __future__ import annotations
 
@@ -60,3 +61,15 @@ def test_a_grpc_server_is_serving_and_a_missing_one_is_not():
         server.stop()
     missing = f"127.0.0.1:{_closed_port()}"
     assert health("--timeout", "2", missing).returncode == 1
+
+
+def test_a_planner_without_its_gateway_is_alive_but_not_ready():
+    gateway = f"127.0.0.1:{_closed_port()}"
+    planner = start_service("planner", ["planner", "--gateway", gateway, "--db", ":memory:"],
+                            ready=False)
+    try:
+        assert health(planner.address).returncode == 0                  # alive
+        refused = health("--service", "lats.v1.Planner", planner.address)
+        assert refused.returncode == 1 and "NOT_SERVING" in refused.stderr, refused.stderr
+    finally:
+        planner.stop()

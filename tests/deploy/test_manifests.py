@@ -12,6 +12,7 @@ import pytest
 import yaml
 
 from env_servers.registry import BUILTIN_DOMAINS
+from lats_runtime.processes import READINESS
 from tests.deploy.compose import ROOT, resolved_config
 
 K8S = ROOT / "deploy" / "k8s"
@@ -94,6 +95,29 @@ def test_every_environment_and_the_planners_have_probes_limits_pdb_and_hpa():
             assert context["allowPrivilegeEscalation"] is False, name
             assert context["readOnlyRootFilesystem"] is True, name
             assert context["capabilities"]["drop"] == ["ALL"], name
+
+
+def _readiness_of(name: str) -> str:
+    """The health service name of a deployment's (or compose service's) readiness."""
+    kind = "planner" if name == "planner" else "gateway" if "gateway" in name else "env"
+    return READINESS[kind]
+
+
+def test_readiness_probes_ask_the_service_and_liveness_probes_the_server():
+    for name, deployment in _by_kind("Deployment").items():
+        container = deployment["spec"]["template"]["spec"]["containers"][0]
+        if "grpc" not in container["readinessProbe"]:
+            continue                                    # postgres
+        assert container["readinessProbe"]["grpc"].get("service") == _readiness_of(name), name
+        assert "service" not in container["livenessProbe"]["grpc"], name   # "": alive
+
+
+def test_compose_health_checks_ask_readiness_and_the_planner_waits_for_its_gateway():
+    services = resolved_config()["services"]
+    for name in [*SERVED, "gateway", "planner"]:
+        test = services[name]["healthcheck"]["test"]
+        assert test[test.index("--service") + 1] == _readiness_of(name), name
+    assert services["planner"]["depends_on"]["gateway"]["condition"] == "service_healthy"
 
 
 def test_no_secret_value_is_committed():
