@@ -15,14 +15,21 @@ ending with Finished), run (one stored run with its tree), runs / runs_page
 (stored runs, filtered and paged), facets and watch (a run as it grows).
 Errors are LatsError subclasses that name the service, its address and the
 status (lats_client.errors). `local_suite` starts the services themselves on
-this machine and stops them on exit (lats_client.local).
+this machine and stops them on exit (lats_client.local). `EnvClient` drives an
+environment server directly: describe, list_tasks, reset, step (from any
+earlier State, to revert) and score, with typed results
+(lats_client.environment).
 """
 
 from lats_runtime.run_status import RunStatus
 
 from lats_client.aio import AsyncPlanner, AsyncSearch
-from lats_client.errors import (DeadlineExceeded, InvalidRequest, InvalidSetting, LatsError,
-                                NotAPlanner, RunNotFound, ServiceBusy, ServiceUnavailable)
+from lats_client.environment import EnvClient
+from lats_client.environment_types import (Description, Limits, RewardRange, State, TaskPage,
+                                           Transition)
+from lats_client.errors import (DeadlineExceeded, EpisodeEnded, InvalidRequest, InvalidSetting,
+                                LatsError, NotAnEnvironment, NotAPlanner, NotFound, RunNotFound,
+                                ServiceBusy, ServiceUnavailable, TaskNotFound)
 from lats_client.events import (Backpropagated, Event, Finished, IterationStarted, NodeAdded,
                                 NodeEvaluated, NodeSelected, ReflectionAdded, SetupFinished,
                                 SetupStarted, Snapshot, Started, TerminalReached)
@@ -31,10 +38,12 @@ from lats_client.planner import Planner, Search, SearchStreamError
 from lats_client.types import (Facets, Node, Reflection, Result, Run, RunPage, Score, Usage)
 
 __all__ = [
-    "AsyncPlanner", "AsyncSearch", "Backpropagated", "DeadlineExceeded", "Event", "Facets",
-    "Finished", "InvalidRequest", "InvalidSetting", "IterationStarted", "LatsError", "local_suite",
-    "LocalSuite", "Node", "NodeAdded", "NodeEvaluated", "NodeSelected", "NotAPlanner", "Planner",
-    "Reflection", "ReflectionAdded", "Result", "Run", "RunNotFound", "RunPage", "RunStatus",
-    "Score", "Search", "SearchStreamError", "ServiceBusy", "ServiceUnavailable", "SetupFinished",
-    "SetupStarted", "Snapshot", "Started", "TerminalReached", "Usage",
+    "AsyncPlanner", "AsyncSearch", "Backpropagated", "DeadlineExceeded", "Description",
+    "EnvClient", "EpisodeEnded", "Event", "Facets", "Finished", "InvalidRequest",
+    "InvalidSetting", "IterationStarted", "LatsError", "Limits", "local_suite", "LocalSuite",
+    "Node", "NodeAdded", "NodeEvaluated", "NodeSelected", "NotAnEnvironment", "NotAPlanner",
+    "NotFound", "Planner", "Reflection", "ReflectionAdded", "Result", "RewardRange", "Run",
+    "RunNotFound", "RunPage", "RunStatus", "Score", "Search", "SearchStreamError",
+    "ServiceBusy", "ServiceUnavailable", "SetupFinished", "SetupStarted", "Snapshot",
+    "Started", "State", "TaskNotFound", "TaskPage", "TerminalReached", "Transition", "Usage",
 ]

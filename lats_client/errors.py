@@ -4,10 +4,14 @@ its address, the status and the server's own words.
 `service_error(service, address, error)` turns a gRPC error into the most
 specific class below; every class is a `LatsError`, whose `code` is the gRPC
 status name ("UNAVAILABLE", ...) and whose message reads
-"planner at HOST:PORT: UNAVAILABLE: <details>".
+"planner at HOST:PORT: UNAVAILABLE: <details>". A client of another service
+passes its own classes for the codes it means otherwise (the environment
+client: NOT_FOUND is `TaskNotFound`, UNIMPLEMENTED `NotAnEnvironment`).
 """
 
 from __future__ import annotations
+
+from collections.abc import Mapping
 
 import grpc
 
@@ -47,8 +51,16 @@ class InvalidRequest(LatsError):
     INVALID_ARGUMENT, FAILED_PRECONDITION, OUT_OF_RANGE or ALREADY_EXISTS."""
 
 
-class RunNotFound(LatsError):
+class NotFound(LatsError):
+    """What the call names does not exist there: NOT_FOUND."""
+
+
+class RunNotFound(NotFound):
     """No run with that id: NOT_FOUND."""
+
+
+class TaskNotFound(NotFound):
+    """The environment lists no task with that id (see its ListTasks): NOT_FOUND."""
 
 
 class ServiceBusy(LatsError):
@@ -57,6 +69,15 @@ class ServiceBusy(LatsError):
 
 class NotAPlanner(LatsError):
     """The server at the address does not serve this call: UNIMPLEMENTED."""
+
+
+class NotAnEnvironment(LatsError):
+    """The server at the address does not serve lats.environment.v2: UNIMPLEMENTED."""
+
+
+class EpisodeEnded(ValueError):
+    """A step from a state whose episode has ended (raised before any call): reset,
+    or step from an earlier state."""
 
 
 _CLASSES = {
@@ -72,8 +93,11 @@ _CLASSES = {
 }
 
 
-def service_error(service: str, address: str, error: grpc.RpcError) -> LatsError:
-    """The LatsError for a failed gRPC call (sync or asyncio)."""
+def service_error(service: str, address: str, error: grpc.RpcError,
+                  classes: Mapping[grpc.StatusCode, type[LatsError]] | None = None) -> LatsError:
+    """The LatsError for a failed gRPC call (sync or asyncio); `classes` overrides
+    the class of some codes."""
     code = error.code()
     details = " ".join((error.details() or "").split()) or "(no details)"
-    return _CLASSES.get(code, LatsError)(service, address, code.name, details)
+    found = (classes or {}).get(code) or _CLASSES.get(code, LatsError)
+    return found(service, address, code.name, details)
