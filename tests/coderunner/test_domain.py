@@ -261,6 +261,8 @@ async def test_describe_publishes_the_programming_search_hints(domain):
     hints = description.prompt_pack.search_hints         # chosen on the development slice
     assert hints.root_samples == 0 and not hints.simulate and hints.reward_in_value
     assert hints.value_weight == 0.0 and hints.HasField("reflection") and not hints.reflection
+    assert list(hints.unrefined_failures) == ["raised"], "what refining rarely fixed there"
+    assert (hints.wider_prior, hints.deeper_prior, hints.prior_strength) == (0.13, 0.01, 5.0)
     assert description.facts.answer_keys and description.facts.complete_answer_actions
     pack = description.prompt_pack
     assert pack.reflect_stop and pack.setup_stop
