@@ -12,10 +12,18 @@ latest), `done`, `reward` (the game's final reward once done) and `reason`
 (why the game ended). Step rewards are 0 until the game ends, then the
 game's own reward (1 for a solved puzzle, partial credit at its turn limit);
 Score reports the same figure, with success at 1.
+
+Every game here reads a move from its first bracketed group, so the state a
+step leads to is named (StepResult.state_key) by the seed and the canonical
+moves so far, each its first `[...]` with spaces collapsed: `[A C]` and
+`[A C] moves the top disk of tower A onto tower C` lead to one state, and a
+planner merges them into one child.
 """
 
 from __future__ import annotations
 
+import json
+import re
 from collections.abc import Mapping
 from importlib import metadata
 
@@ -43,7 +51,17 @@ from env_servers.textarena.settings import TextArenaSettings
 SPLIT = "test"
 TASK_PREFIX = "seed-"
 SUCCESS = 1.0
-ADAPTER_VERSION = "1.0.0"
+ADAPTER_VERSION = "1.1.0"
+_BRACKETED = re.compile(r"\[[^\[\]]*\]")
+
+
+def canonical_move(action: str) -> str:
+    """The move a game reads from `action`: its first bracketed group, inner spaces
+    collapsed (the whole action, stripped, when it has none)."""
+    found = _BRACKETED.search(action)
+    if found is None:
+        return " ".join(action.split())
+    return "[" + " ".join(found.group(0)[1:-1].split()) + "]"
 
 
 def textarena_version() -> str:
@@ -93,6 +111,7 @@ class TextArenaDomain(Domain):
             instructions, list(grammar.examples), max_depth=spec.search_depth))
         return DomainDescription(
             capabilities=environment_pb2.Capabilities(inline_tasks=False, score=True),
+            facts=environment_pb2.EnvironmentFacts(state_keys=True),
             blob_snapshots=False,
             action_grammar=grammar,
             reward_range=pack.rewards(environment_pb2.RewardRange(
@@ -127,9 +146,10 @@ class TextArenaDomain(Domain):
                          done=move.done, reward=move.reward if move.done else 0.0,
                          reason=move.reason)
         info = {"game_over": move.reason} if move.done else {}
+        state_key = json.dumps([state["seed"], [canonical_move(m) for m in new_state["moves"]]])
         return StepOutcome(new_state, move.observation,
                            reward=move.reward if move.done else 0.0,
-                           terminated=move.done, info=info)
+                           terminated=move.done, info=info, state_key=state_key)
 
     def observation_of(self, state: State) -> str:
         return state["observation"]

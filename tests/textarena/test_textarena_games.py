@@ -20,7 +20,7 @@ from textarena.envs.registration import ENV_REGISTRY, EnvSpec
 
 from env_servers.core import CannotServe
 from env_servers.textarena import games
-from env_servers.textarena.domain import TextArenaDomain
+from env_servers.textarena.domain import TextArenaDomain, canonical_move
 from env_servers.textarena.engine import GameEngine
 from env_servers.textarena.settings import TextArenaSettings
 from lats_runtime.processes import running_services
@@ -156,3 +156,17 @@ def test_a_scripted_lats_search_solves_tower_of_hanoi(hanoi_services):
     assert "== SOLVED" in text and "verified by the environment: score 1" in text, text[-3000:]
     assert "Shuttling disk 1" in text, "the failed detour was reflected on"
     assert "Congratulations! You solved the Tower of Hanoi puzzle." in text
+
+
+def test_a_move_with_trailing_words_leads_to_the_same_state_key():
+    domain = TextArenaDomain(TextArenaSettings(game="TowerOfHanoi-v0"))
+    assert domain.describe().facts.state_keys
+    state = domain.reset("seed-0", 0, {}).state
+    plain = domain.step(state, "[A C]")
+    worded = domain.step(state, "[A  C] moves the top disk of tower A onto tower C")
+    other = domain.step(state, "[A B]")
+    assert plain.state_key and plain.state_key == worded.state_key != other.state_key
+    later = domain.step(plain.state, "[A B]")
+    assert later.state_key not in (plain.state_key, other.state_key), "the history counts"
+    assert canonical_move("think first [B C] then") == "[B C]"
+    assert canonical_move("  no brackets  here ") == "no brackets here"
