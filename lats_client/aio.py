@@ -19,7 +19,7 @@ from lats_pb import planner_pb2 as pb
 from lats_pb import planner_pb2_grpc as pb_grpc
 from lats_runtime.channels import open_channel
 
-from lats_client.errors import service_error
+from lats_client.errors import SOLVE_ERRORS, service_error
 from lats_client.events import Event, Finished, event_from_message, update_from_message
 from lats_client.planner import (DEFAULT_SEARCH_TIMEOUT, DEFAULT_TIMEOUT, MAX_PAGE, SERVICE,
                                  SearchStreamError)
@@ -47,7 +47,7 @@ class AsyncSearch:
                     self.final = event.result
                 yield event
         except grpc.aio.AioRpcError as error:
-            raise service_error(SERVICE, self._address, error) from None
+            raise service_error(SERVICE, self._address, error, SOLVE_ERRORS) from None
         if self.final is None:
             raise SearchStreamError(SERVICE, self._address, "UNKNOWN",
                                     "the Solve stream ended without a finished event")

@@ -93,6 +93,10 @@ _CLASSES = {
 }
 
 
+# A Solve that cannot start because its environment has no such task is NOT_FOUND.
+SOLVE_ERRORS = {grpc.StatusCode.NOT_FOUND: TaskNotFound}
+
+
 def service_error(service: str, address: str, error: grpc.RpcError,
                   classes: Mapping[grpc.StatusCode, type[LatsError]] | None = None) -> LatsError:
     """The LatsError for a failed gRPC call (sync or asyncio); `classes` overrides

@@ -24,7 +24,7 @@ from lats_pb import planner_pb2 as pb
 from lats_pb import planner_pb2_grpc as pb_grpc
 from lats_runtime.channels import open_blocking_channel
 
-from lats_client.errors import LatsError, service_error
+from lats_client.errors import SOLVE_ERRORS, LatsError, service_error
 from lats_client.events import Event, Finished, event_from_message, update_from_message
 from lats_client.requests import list_request, search_config, solve_request
 from lats_client.types import Facets, Result, Run, RunPage
@@ -60,7 +60,7 @@ class Search:
                     self.final = event.result
                 yield event
         except grpc.RpcError as error:
-            raise service_error(SERVICE, self._address, error) from None
+            raise service_error(SERVICE, self._address, error, SOLVE_ERRORS) from None
         if self.final is None:
             raise SearchStreamError(SERVICE, self._address, "UNKNOWN",
                                     "the Solve stream ended without a finished event")

@@ -47,12 +47,14 @@ from planner.replica import PlannerSettings, Replica
 from planner.request_checks import request_problem
 from planner.run_listing import ListRunsProblem, list_page
 from planner.runs import RunStore
-from planner.solve_run import InvalidSolve, OtherProtocol, Refused, ServiceMissing, SolveRun
+from planner.solve_run import (InvalidSolve, OtherProtocol, Refused, ServiceMissing, SolveRun,
+                               UnknownTask)
 
 # How gRPC says why a run could not start.
 _REFUSALS = {InvalidSolve: grpc.StatusCode.INVALID_ARGUMENT,
              ServiceMissing: grpc.StatusCode.UNAVAILABLE,
-             OtherProtocol: grpc.StatusCode.FAILED_PRECONDITION}
+             OtherProtocol: grpc.StatusCode.FAILED_PRECONDITION,
+             UnknownTask: grpc.StatusCode.NOT_FOUND}
 
 
 class PlannerServicer(pb_grpc.PlannerServicer):

@@ -2,8 +2,9 @@
 
   prepare  ask the gateway for its samples-per-call limit (failing fast when
            none answers), describe the environment, resolve the method and the
-           effective config and check the request against them; a `Refused`
-           says why a run cannot start
+           effective config and check the request against them, and make sure
+           the environment knows the task (one Reset, its episode dropped); a
+           `Refused` says why a run cannot start, and no run is stored
   start    name the run (its log lines and calls carry the id), build its
            record, event sink, model client (with the request's budget),
            fallback environment and search; keep it with the replica's live
@@ -65,6 +66,10 @@ class OtherProtocol(Refused):
     """The environment speaks another protocol version."""
 
 
+class UnknownTask(Refused):
+    """The environment has no task with the request's task_id."""
+
+
 def second_term(config: LatsConfig) -> str:
     """What the value mixes with the LM score: "sc" or "reward"."""
     return "reward" if config.reward_in_value else "sc"
@@ -118,6 +123,7 @@ class SolveRun:
         problem = sampling_problem(config, max_samples)
         if problem:
             raise InvalidSolve(problem)
+        await _check_task(env, task, description)
         return cls(replica, request, task, env, description, method, config)
 
     async def start(self) -> None:
@@ -268,6 +274,20 @@ async def _describe(env: Environment) -> env_pb.DescribeResponse:
         if exc.code() == grpc.StatusCode.FAILED_PRECONDITION:   # another protocol version
             raise OtherProtocol(exc.details()) from None
         raise ServiceMissing(f"cannot reach the environment: {exc.details()}") from None
+
+
+async def _check_task(env: Environment, task: TaskRef,
+                      description: env_pb.DescribeResponse) -> None:
+    """UnknownTask when the environment answers a Reset of `task`'s id with
+    NOT_FOUND; any other failure is left to the search, which reports it."""
+    if not task.task_id:
+        return
+    try:
+        await env.start(TaskRef(task_id=task.task_id, seed=task.seed))
+    except grpc.aio.AioRpcError as exc:
+        if exc.code() == grpc.StatusCode.NOT_FOUND:
+            raise UnknownTask(f"task_id {task.task_id!r} is not a task of {description.name} "
+                              f"(see its ListTasks): {exc.details()}") from None
 
 
 def _count_finished(run: pb.Run, seconds: float) -> None:

@@ -118,7 +118,8 @@ async def test_the_asyncio_client_solves_watches_and_pages(services):
 
 
 def test_errors_name_the_planner_and_say_what_failed(services):
-    from lats_client import InvalidRequest, LatsError, Planner, RunNotFound, ServiceUnavailable
+    from lats_client import (InvalidRequest, LatsError, Planner, RunNotFound,
+                             ServiceUnavailable, TaskNotFound)
 
     port = _closed_port()
     with Planner(f"127.0.0.1:{port}", timeout=5) as nobody:
@@ -130,6 +131,10 @@ def test_errors_name_the_planner_and_say_what_failed(services):
         with pytest.raises(RunNotFound) as missing:
             planner.run("no-such-run")
         assert f"planner at {services['planner'].address}: NOT_FOUND" in str(missing.value)
+        with pytest.raises(TaskNotFound, match="is not a task of game24"):
+            planner.solve(services["env"].address, "game24/99999").result()
+        assert not [r for r in planner.runs(limit=None) if r.task_id == "game24/99999"], \
+            "a Solve that cannot start stores no run"
         with pytest.raises(InvalidRequest, match="page_token"):
             planner.runs_page(offset=-1)
         with pytest.raises(InvalidRequest, match="n_samples"):

@@ -137,10 +137,14 @@ def test_bad_requests_get_typed_errors(services):
         with pytest.raises(grpc.RpcError) as unknown:
             stub.GetRun(pb.GetRunRequest(run_id="nope"), timeout=10)
         assert unknown.value.code() == grpc.StatusCode.NOT_FOUND
-        events = list(stub.Solve(pb.SolveRequest(env_address=services["env"].address,
-                                                 task_id="game24/99999"), timeout=30))
-        assert events[-1].finished.status == pb.RUN_STATUS_ERROR
-        assert "NOT_FOUND" in events[-1].finished.error
+        stored = len(stub.ListRuns(pb.ListRunsRequest(page_size=1000), timeout=10).runs)
+        with pytest.raises(grpc.RpcError) as no_such_task:
+            list(stub.Solve(pb.SolveRequest(env_address=services["env"].address,
+                                            task_id="game24/99999"), timeout=30))
+        assert no_such_task.value.code() == grpc.StatusCode.NOT_FOUND
+        assert "task_id 'game24/99999' is not a task of game24" in no_such_task.value.details()
+        after = len(stub.ListRuns(pb.ListRunsRequest(page_size=1000), timeout=10).runs)
+        assert after == stored, "a Solve that cannot start stores no run"
 
 
 def test_runs_survive_a_planner_restart(services):
