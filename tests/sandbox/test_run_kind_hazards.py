@@ -148,3 +148,44 @@ async def test_the_code_runner_runs_every_kind_under_one_limit():
     requests = [domain.run_request("x = 1", ("assert x",), purpose) for purpose in PURPOSES]
     assert len({request.limits for request in requests}) == 1
     assert requests[0].limits == Limits(wall_seconds=10.0, cpu_seconds=10), "Score's, as before"
+
+
+# Hidden tests now run in the tester, under the candidate's uid where it has one: the
+# program can see and signal that process. It must still never read the tests nor
+# turn a failing verdict into a pass.
+REACH_FOR_THE_TESTER = r'''
+import os, signal
+
+def f(x):
+    me, seen = os.getpid(), []
+    for name in os.listdir("/proc"):
+        if not name.isdigit() or int(name) in (me, 1):
+            continue
+        for what in ("mem", "environ", "fd/3", "fd/4"):
+            try:
+                with open(f"/proc/{name}/{what}", "rb") as handle:
+                    seen.append(handle.read(4096))
+                print("READ", name, what)
+            except OSError:
+                pass
+        try:
+            os.kill(int(name), signal.SIGKILL)
+            print("KILLED", name)
+        except OSError:
+            pass
+    return 3
+'''
+
+
+async def test_a_program_cannot_read_or_fool_the_process_running_its_hidden_tests(sandbox):
+    if not sandbox.secure:
+        pytest.skip("on the unsandboxed control this program would signal the host's processes")
+    request = RunRequest(program=REACH_FOR_THE_TESTER, tests=("assert f(1) == 2", "assert True"),
+                         limits=Limits(wall_seconds=5, cpu_seconds=5))
+    result = await sandbox.run(request)
+    reads = [line for line in result.stdout.splitlines() if line.startswith("READ")]
+    assert reads == [], f"{sandbox.name} let the program read another process: {reads}"
+    assert not result.tests[0].passed, result
+    await_good = await sandbox.run(RunRequest(program="def f(x):\n    return 2 * x\n",
+                                              tests=("assert f(1) == 2", "assert f(2) == 5")))
+    assert [t.passed for t in await_good.tests] == [True, False], await_good
