@@ -1,7 +1,6 @@
 """A typed OpenEnv client for a served LATS environment (OpenEnv's `EnvClient`).
 
-    from env_servers.openenv_app.client import LatsEnv
-    from env_servers.openenv_app.models import LatsAction
+    from lats_openenv import LatsAction, LatsEnv
 
     with LatsEnv(base_url="http://127.0.0.1:8000").sync() as env:
         result = env.reset(task_id="game24/900")
@@ -9,6 +8,7 @@
         saved = env.state().snapshot          # come back here later, on any replica
 
 OpenEnv's untyped `GenericEnvClient` works as well (actions as {"text": ...}).
+This module imports no server code (see the package docstring).
 """
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ from typing import Any
 from openenv.core.client_types import StepResult
 from openenv.core.env_client import EnvClient
 
-from env_servers.openenv_app.models import LatsAction, LatsObservation, LatsState
+from lats_openenv.models import LatsAction, LatsObservation, LatsState
 
 
 class LatsEnv(EnvClient[LatsAction, LatsObservation, LatsState]):

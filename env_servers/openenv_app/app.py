@@ -7,10 +7,11 @@ import functools
 from fastapi import FastAPI
 from openenv.core.env_server.http_server import create_app
 
+from lats_openenv.models import LatsAction, LatsObservation
+
 from env_servers.core.domain import Domain
 from env_servers.core.settings import EnvSettings
 from env_servers.openenv_app.environment import LatsOpenEnvironment, ServedDomain
-from env_servers.openenv_app.models import LatsAction, LatsObservation
 
 DEFAULT_MAX_CONCURRENT_ENVS = 64
 

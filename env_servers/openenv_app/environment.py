@@ -4,7 +4,8 @@ Each OpenEnv session gets a `LatsOpenEnvironment`; all of them share one
 `ServedDomain`, which runs the domain under our own servicer in process
 (env_servers.openenv_app.calls). An episode is held as its latest step result
 (environment.proto StepResult: the observation and the snapshot, a signed blob
-or a replay), so the OpenEnv session holds no other state, and:
+or a replay) and its history (the reset, the actions since, the reward so far),
+so the OpenEnv session holds no other state, and:
 
   reset(task_id=..., seed=..., options={...})   start a task (without a task_id,
                                                the seed picks one: tasks[seed % n];
@@ -17,9 +18,11 @@ or a replay), so the OpenEnv session holds no other state, and:
   state                                         task, actions, snapshot, and Score
                                                once the episode has ended
 
-`state().snapshot` is the base64 of that latest StepResult: its snapshot is
-verified by the servicer on `reset(snapshot=...)` (a damaged or foreign one is
-refused), and its observation is what the session shows again.
+`state().snapshot` is that latest StepResult with the history, as text
+(env_servers.openenv_app.saved_state): its snapshot is verified by the servicer
+on `reset(snapshot=...)` (a damaged or foreign one is refused), its observation
+and info are what the session shows again, and its actions, step count and
+reward so far carry on.
 
 Score (hidden ground truth) is never in an observation: only `state` carries
 it, after the episode has ended, for the trainer that asks.
@@ -27,18 +30,16 @@ it, after the episode has ended, for the trainer that asks.
 
 from __future__ import annotations
 
-import base64
-import binascii
 import itertools
 import uuid
 from dataclasses import dataclass, field
 from typing import Any
 
 from google.protobuf import json_format
-from google.protobuf.message import DecodeError
 from openenv.core.env_server.interfaces import Environment
 from openenv.core.env_server.types import EnvironmentMetadata
 
+from lats_openenv.models import LatsAction, LatsObservation, LatsState
 from lats_pb import environment_pb2
 from lats_runtime.reward_modes import name_of
 
@@ -47,8 +48,8 @@ from env_servers.core.errors import EnvError
 from env_servers.core.server import wait_until_ready
 from env_servers.core.servicer import EnvironmentServicer
 from env_servers.core.settings import EnvSettings
+from env_servers.openenv_app import saved_state
 from env_servers.openenv_app.calls import InProcessEnvironment
-from env_servers.openenv_app.models import LatsAction, LatsObservation, LatsState
 
 RESET_ARGUMENTS = ("seed", "episode_id", "task_id", "options", "snapshot", "actions")
 MAX_LISTED_TASKS = 1_000_000
@@ -158,9 +159,7 @@ class LatsOpenEnvironment(Environment[LatsAction, LatsObservation, LatsState]):
         episode.truncated = step.truncated
         episode.done = step.terminated or step.truncated
         episode.total_reward += step.reward
-        if episode.done and self._served.description.capabilities.score:
-            episode.score = await self._served.calls.call(
-                "Score", environment_pb2.ScoreRequest(snapshot=step.snapshot))
+        await self._score_if_ended()
         return LatsObservation(text=step.observation, reward=step.reward, done=episode.done,
                                task_id=episode.task_id, steps=step.steps,
                                truncated=step.truncated, invalid_action=step.invalid_action,
@@ -176,7 +175,9 @@ class LatsOpenEnvironment(Environment[LatsAction, LatsObservation, LatsState]):
             episode_id=episode.episode_id, step_count=episode.steps, task_id=episode.task_id,
             seed=episode.reset.seed, actions=list(episode.actions), done=episode.done,
             truncated=episode.truncated, total_reward=episode.total_reward,
-            snapshot=base64.b64encode(episode.last.SerializeToString()).decode("ascii"),
+            snapshot=saved_state.encode(saved_state.SavedState(
+                last=episode.last, reset=episode.reset, actions=tuple(episode.actions),
+                total_reward=episode.total_reward)),
             score=None if score is None else score.score,
             success=None if score is None else score.success,
             score_details="" if score is None else score.details)
@@ -217,28 +218,30 @@ class LatsOpenEnvironment(Environment[LatsAction, LatsObservation, LatsState]):
         return observation
 
     async def _restore(self, snapshot: Any) -> LatsObservation:
-        try:
-            last = environment_pb2.StepResult.FromString(
-                base64.b64decode(str(snapshot), validate=True))
-        except (binascii.Error, ValueError, DecodeError):
-            raise ValueError("snapshot is not one state() gave: pass state().snapshot as it "
-                             "is") from None
-        if not last.snapshot.WhichOneof("kind"):
-            raise ValueError("snapshot holds no state: pass state().snapshot as it is")
-        episode = await self._served.servicer.episode_at(last.snapshot)   # verified
-        if last.snapshot.WhichOneof("kind") == "replay":
-            reset = last.snapshot.replay.reset
-        else:
-            task = episode.state.get("task_id", "") if isinstance(episode.state, dict) else ""
-            reset = environment_pb2.ResetRequest(task_id=str(task))
+        """Continues the episode `snapshot` (state().snapshot) saved, with its history."""
+        saved = saved_state.decode(snapshot)
+        episode = await self._served.servicer.episode_at(saved.last.snapshot)   # verified
+        if len(saved.actions) != episode.steps:
+            raise ValueError(f"snapshot names {len(saved.actions)} action(s) for a state "
+                             f"{episode.steps} step(s) in: pass state().snapshot as it is")
         max_steps = self._served.description.limits.max_steps
         truncated = not episode.terminated and episode.steps >= max_steps
-        self._episode = Episode(reset=reset, task_id=reset.task_id, last=last,
-                                steps=episode.steps, done=episode.terminated or truncated,
-                                truncated=truncated)
+        last = saved.last
+        self._episode = Episode(reset=saved.reset, task_id=saved.reset.task_id, last=last,
+                                actions=list(saved.actions), steps=episode.steps,
+                                done=episode.terminated or truncated, truncated=truncated,
+                                total_reward=saved.total_reward)
+        await self._score_if_ended()
         return LatsObservation(text=last.observation, task_id=self._episode.task_id,
                                steps=episode.steps, done=self._episode.done,
-                               truncated=truncated, reward=0.0)
+                               truncated=truncated, invalid_action=last.invalid_action,
+                               reward=0.0, info=json_format.MessageToDict(last.info))
+
+    async def _score_if_ended(self) -> None:
+        episode = self._episode
+        if episode.done and self._served.description.capabilities.score:
+            episode.score = await self._served.calls.call(
+                "Score", environment_pb2.ScoreRequest(snapshot=episode.last.snapshot))
 
     async def _step(self, text: str) -> environment_pb2.StepResult:
         request = environment_pb2.StepRequest(snapshot=self._episode.last.snapshot,

@@ -4,7 +4,7 @@ Real server processes (openenv-core's own app over HTTP and WebSocket) are
 driven by OpenEnv's own clients: the untyped `GenericEnvClient` and the typed
 `LatsEnv` built on OpenEnv's `EnvClient`. Game of 24 is played through
 reset, step and state, with a snapshot taken on one replica and continued
-on another; the code runner, HotPotQA and WebShop each play an episode.
+on another, the continued session showing the whole episode; the code runner, HotPotQA and WebShop each play an episode.
 """
 
 from __future__ import annotations
@@ -15,10 +15,9 @@ import httpx
 import pytest
 from openenv.core.generic_client import GenericEnvClient
 
+from lats_openenv import LatsAction, LatsEnv
 from lats_pb import environment_pb2
 
-from env_servers.openenv_app.client import LatsEnv
-from env_servers.openenv_app.models import LatsAction
 from env_servers.wiki.index import build_index
 from env_servers.wiki.settings import DEFAULT_DISTRACTOR_FILE
 from lats_runtime.processes import start_service
@@ -57,7 +56,8 @@ def test_openenv_clients_play_game24_and_continue_a_snapshot_on_another_replica(
         assert state["actions"] == [REFUSED, *WAY[:2]]
         assert state["step_count"] == 3 and state["score"] is None
         saved = state["snapshot"]
-        last = environment_pb2.StepResult.FromString(base64.b64decode(saved))
+        result, history = saved.split(".")
+        last = environment_pb2.StepResult.FromString(base64.b64decode(result))
         assert last.observation == "left: 4 20" and last.snapshot.blob.startswith(b"LATS")
         wrong = env.step({"text": "20 - 4 = 16 (left: 16)"})     # a dead end, on this replica
         assert wrong.done and wrong.reward == 0
@@ -75,7 +75,7 @@ def test_openenv_clients_play_game24_and_continue_a_snapshot_on_another_replica(
         assert final.total_reward == 1.0
 
         last.snapshot.blob = last.snapshot.blob[:-1] + b"\x00"
-        tampered = base64.b64encode(last.SerializeToString()).decode()
+        tampered = f"{base64.b64encode(last.SerializeToString()).decode()}.{history}"
         with pytest.raises(RuntimeError, match="signature check"):
             other.reset(snapshot=tampered)
         with pytest.raises(RuntimeError, match="not one state"):
@@ -83,6 +83,38 @@ def test_openenv_clients_play_game24_and_continue_a_snapshot_on_another_replica(
         with pytest.raises(RuntimeError, match="unknown reset argument"):
             other.reset(level="hard")
         assert other.reset(seed=1).observation.task_id == other.reset(seed=1).observation.task_id
+
+
+def test_a_session_continued_from_a_snapshot_shows_the_whole_episode(game24_replicas):
+    here, there = game24_replicas
+    with LatsEnv(base_url=here).sync() as env:
+        env.reset(task_id="game24/900")
+        first = env.step(LatsAction(text=WAY[0])).observation
+        saved = env.state().snapshot                          # one step in
+        env.step(LatsAction(text=WAY[1]))                     # on, then back to it
+
+    with LatsEnv(base_url=there).sync() as other:
+        resumed = other.reset(snapshot=saved).observation
+        assert resumed.text == "left: 4 10 30" and resumed.steps == 1
+        assert resumed.info == first.info and resumed.info    # the step's info, shown again
+        assert other.state().actions == WAY[:1] and other.state().step_count == 1
+        for action in WAY[1:]:
+            result = other.step(LatsAction(text=action))
+        state = other.state()
+        assert state.actions == WAY and state.step_count == 4 == result.observation.steps
+        assert state.total_reward == 1.0 and state.success is True
+
+        again = other.reset(snapshot=state.snapshot)          # an ended episode, continued
+        assert again.done and other.state().success is True
+        assert other.state().actions == WAY
+
+        result, history = saved.split(".")
+        shortened = base64.b64encode(base64.b64decode(history).replace(
+            f'"{WAY[0]}"'.encode(), b"")).decode()
+        with pytest.raises(RuntimeError, match="names 0 action"):
+            other.reset(snapshot=f"{result}.{shortened}")
+        with pytest.raises(RuntimeError, match="not one state"):
+            other.reset(snapshot=result)                      # its history cut off
 
 
 def test_the_metadata_and_schema_say_what_the_lats_side_adds(game24_replicas):
