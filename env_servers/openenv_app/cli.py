@@ -3,6 +3,8 @@
 Each registered domain is a subcommand with its own settings (as under
 `lats serve env`), plus the OpenEnv server's options. It prints
 "listening on HOST:PORT" once its socket is bound and serves until SIGTERM.
+`app_from_environment_variables` builds the same app for servers that import
+one (the OpenEnv environment directory deploy/openenv/lats_env).
 """
 
 from __future__ import annotations
@@ -11,6 +13,7 @@ import signal
 import socket
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import click
 
@@ -18,6 +21,9 @@ from env_servers.cli import EnvironmentCommands, built_domain, snapshot_key_of
 from env_servers.core import EnvSettings
 from env_servers.core.domain_settings import settings_options
 from env_servers.registry import domain_class
+
+if TYPE_CHECKING:
+    from fastapi import FastAPI
 
 
 def _options() -> list[click.Option]:
@@ -46,16 +52,10 @@ def openenv_command(name: str) -> click.Command:
     settings_class = cls.settings_class
     domain_params = settings_options(settings_class) if settings_class else []
 
-    def serve(host: str, port: int, max_concurrent_envs: int, snapshot_key: str | None,
-              snapshot_key_file: Path | None, **domain_values) -> None:
+    def serve(host: str, port: int, **app_values) -> None:
         import uvicorn
 
-        from env_servers.openenv_app.app import build_app
-
-        domain = built_domain(name, domain_values)
-        app = build_app(domain, EnvSettings(
-            snapshot_key=snapshot_key_of(snapshot_key, snapshot_key_file)),
-            max_concurrent_envs=max_concurrent_envs)
+        app = served_app(name, **app_values)
         family = socket.AF_INET6 if ":" in host else socket.AF_INET
         sock = socket.socket(family, socket.SOCK_STREAM)
         sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
@@ -75,6 +75,27 @@ def openenv_command(name: str) -> click.Command:
         name, callback=serve, params=[*_options(), *domain_params],
         help=f"{cls.description}\n\nServes the environment {name} as an OpenEnv environment "
              "(openenv-core's HTTP and WebSocket server) until SIGTERM.")
+
+
+def served_app(name: str, max_concurrent_envs: int, snapshot_key: str | None,
+               snapshot_key_file: Path | None, **domain_values) -> FastAPI:
+    """The OpenEnv app of environment `name`, from its command's option values."""
+    from env_servers.openenv_app.app import build_app
+
+    domain = built_domain(name, domain_values)
+    return build_app(domain, EnvSettings(
+        snapshot_key=snapshot_key_of(snapshot_key, snapshot_key_file)),
+        max_concurrent_envs=max_concurrent_envs)
+
+
+def app_from_environment_variables(name: str) -> FastAPI:
+    """The app `lats serve openenv NAME` serves, every option read from its LATS_*
+    variable or its default: for servers that import an app (`uvicorn MODULE:app`)."""
+    command = openenv_command(name)
+    with command.make_context(name, []) as context:
+        values = dict(context.params)
+    values.pop("host"), values.pop("port")
+    return served_app(name, **values)
 
 
 serve_openenv = EnvironmentCommands(

@@ -42,7 +42,7 @@ DEFAULT_TAG = "lats:latest"
 POSTGRES_TAG = "lats-postgres:15"
 # What deploy/Dockerfile copies from the source tree (see .dockerignore).
 CONTEXT_PATHS = ("pyproject.toml", "README.md", "lats_runtime", "lats_data", "protos",
-                 "env_servers", "llm_gateway", "planner", "lats", "lats_client",
+                 "env_servers", "llm_gateway", "planner", "lats", "lats_client", "lats_openenv",
                  "deploy/Dockerfile", "deploy/wheelhouse/README.md", "deploy/models/README.md",
                  "deploy/offline")
 SKIPPED = ("__pycache__", ".pyc", ".egg-info")

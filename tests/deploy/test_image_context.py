@@ -28,6 +28,7 @@ def test_the_context_carries_the_client_and_the_model_files(tmp_path):
             assert tar.extractfile(member).read() == model.read_bytes()
     assert member.mode == 0o644 and member.uid == 0
     assert "lats_client/__init__.py" in names and "deploy/models/README.md" in names
+    assert "lats_openenv/client.py" in names       # `serve openenv` serves its models
     assert "deploy/Dockerfile" in names and not any(".gguf" in n for n in names
                                                     if n != member.name)
 

@@ -1,0 +1,1 @@
+"""The server of this OpenEnv environment directory (server.app)."""
