@@ -20,7 +20,7 @@ class Limits:
     wall_seconds: float = 5.0
     cpu_seconds: int = 5
     memory_bytes: int = 1 << 30
-    max_processes: int = 64
+    max_processes: int = 64          # the judge, the program and what it starts (the tester on top)
     max_output_bytes: int = 64 * 1024
     max_file_bytes: int = 16 << 20
 

@@ -91,7 +91,7 @@ async def test_fork_bomb_is_capped_and_cleaned_up(sandbox):
         result, elapsed = await run(sandbox, program, limits=limits)
     assert not result.all_passed
     assert elapsed < limits.wall_seconds + TIME_BOUND
-    assert 1 < counter.peak <= limits.max_processes, f"peak {counter.peak} processes"
+    assert 1 < counter.peak <= limits.max_processes + 1, f"peak {counter.peak} processes (+1: the tester)"
     await assert_clean_and_usable(sandbox)
 
 

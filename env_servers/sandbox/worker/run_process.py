@@ -64,13 +64,15 @@ def process_budget(limits, own_uid):
     """`limits` with max_processes counted as RLIMIT_NPROC counts it, for the candidate or the tester.
 
     The run's processes are its judge, the candidate and what the candidate
-    starts: at most max_processes. RLIMIT_NPROC counts the processes of the
-    candidate's uid. With a uid of its own (`own_uid`) that is the candidate's
-    side alone (the judge is one fewer); with the judge's uid it is the
-    supervisor and the judge as well (the supervisor, not the run's, is one more).
+    starts: at most max_processes; the tester, machinery like the judge,
+    comes on top. RLIMIT_NPROC counts the processes of the candidate's uid,
+    the tester's among them. With a uid of its own (`own_uid`) that is the
+    candidate's side and the tester (the judge is one fewer, the tester one
+    more); with the judge's uid it is the supervisor, the judge and the tester
+    as well (the supervisor and the tester, not the run's, are two more).
     """
     limits = dict(limits)
-    limits["max_processes"] = max(1, int(limits["max_processes"]) + (-1 if own_uid else 1))
+    limits["max_processes"] = max(1, int(limits["max_processes"]) + (0 if own_uid else 2))
     return limits
 
 
