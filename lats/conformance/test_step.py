@@ -86,10 +86,16 @@ def test_invalid_action_leaves_the_state_unchanged(episodes, first_snapshot, pro
         before, after = (o._replace(steps=0, truncated=False) for o in (from_before, from_after))
         assert before == after, (
             f"an invalid action changed the state: {probe!r} after it differs from {probe!r} "
-            f"before it in {_differences(before, after)}. The state an invalid action leaves "
-            "includes the observation: one that shows a step counter or a move history "
-            "changes with every step (docs/protocol.md, Step)")
+            f"before it in {_differences(before, after)}. Its observation before the "
+            f"invalid action: {_quoted(before.observation)}; after it: "
+            f"{_quoted(after.observation)}. The state an invalid action leaves includes the "
+            "observation: one that shows a step counter or a move history changes with "
+            "every step; keep counters in steps and info (docs/protocol.md, Step)")
         assert from_after.steps == from_before.steps + 1, "the invalid action did not count"
+
+
+def _quoted(text: str, limit: int = 500) -> str:
+    return repr(text) if len(text) <= limit else f"{text[:limit]!r}... ({len(text)} chars)"
 
 
 def _differences(before, after) -> str:
@@ -142,8 +148,9 @@ def test_oversized_action_is_invalid_argument(episodes, first_snapshot, limits):
 
 
 def test_a_request_over_4_mib_is_refused_as_too_large(episodes, first_snapshot, limits):
-    """A server may refuse a message over 4 MiB (RESOURCE_EXHAUSTED) or read it; one that
-    reads it refuses the action in it as longer than max_action_bytes (INVALID_ARGUMENT)."""
+    """A request over 4 MiB must be refused: RESOURCE_EXHAUSTED by a server that does not
+    read it, or INVALID_ARGUMENT by one that does, for its action over max_action_bytes
+    (docs/protocol.md, Statuses)."""
     huge = "~" * (PROTOCOL_MAX_MESSAGE_BYTES + 1024)
     with pytest.raises(grpc.RpcError) as caught:
         episodes.step_one(first_snapshot, huge)
