@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import abc
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from google.protobuf import struct_pb2
 
@@ -74,6 +74,7 @@ class Started:
     observation: str
     task_id: str
     state: EnvState
+    info: dict = field(default_factory=dict)   # the Reset's info, as JSON values
 
 
 @dataclass(frozen=True)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import TextIO
 
+from google.protobuf import json_format
 from lats_pb import planner_pb2 as pb
 from lats_runtime.reward_modes import name_of
 from lats_runtime.run_status import RunStatus, from_wire
@@ -44,7 +45,8 @@ class EventPrinter:
                    "(one call before the search; minutes on a CPU) ...")
 
     def _on_setup_finished(self, e: pb.SetupFinished, event: pb.SearchEvent) -> None:
-        self._line(f"{e.option} written in {e.seconds:.1f}s:")
+        self._line(f"{e.option} written in {e.seconds:.1f}s (as the model wrote it; what the "
+                   "environment keeps follows):")
         for line in e.text.strip().splitlines()[:20]:
             self._line(f"  | {_short(line, 100)}")
 
@@ -55,6 +57,16 @@ class EventPrinter:
                    f"(method {c.method or 'lats'}, mode {name_of(e.reward_mode) or 'unstated'}; n={c.n_samples} k={c.iterations} "
                    f"d={c.max_depth} w={c.exploration_weight:g} lambda={c.value_weight:g})")
         self._line(f"task: {_short(e.task, 200)}")
+        self._reset_lists(e.reset_info)
+
+    def _reset_lists(self, info) -> None:
+        """The Reset's list-valued facts (the code runner: the tests the search checks
+        programs with, and the model's asserts it left out, each with why)."""
+        for key, value in sorted(json_format.MessageToDict(info).items()):
+            if isinstance(value, list) and value:
+                self._line(f"{key.replace('_', ' ')} ({len(value)}):")
+                for item in value[:20]:
+                    self._line(f"  | {_short(str(item), 100)}")
 
     def _on_iteration(self, e: pb.IterationStarted, event) -> None:
         self._line(f"— iteration {e.iteration}")

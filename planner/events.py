@@ -15,6 +15,9 @@ class EventSink:
 
     def setup_finished(self, option: str, text: str, seconds: float) -> None: ...
 
+    def reset_info(self, info: dict) -> None:
+        """What the environment's Reset said besides the observation (before `started`)."""
+
     def started(self, task_id: str, task: str) -> None: ...
 
     def iteration(self, iteration: int) -> None: ...

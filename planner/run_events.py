@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Sequence
 
+from google.protobuf import struct_pb2
 from lats_pb import planner_pb2 as pb
 
 from planner.convert import node_message
@@ -27,6 +28,7 @@ class QueueSink(EventSink):
         self.queue = queue
         self.seq = 0
         self._started_fields = started_fields
+        self._reset_info: dict = {}
 
     def emit(self, **event) -> None:
         self.seq += 1
@@ -42,9 +44,17 @@ class QueueSink(EventSink):
         self.live.run.setup = text
         self.emit(setup_finished=pb.SetupFinished(option=option, text=text, seconds=seconds))
 
+    def reset_info(self, info: dict) -> None:
+        self._reset_info = dict(info)
+
     def started(self, task_id: str, task: str) -> None:
         self.live.run.task_id = task_id
-        self.emit(started=pb.RunStarted(task_id=task_id, task=task, **self._started_fields))
+        started = pb.RunStarted(task_id=task_id, task=task, **self._started_fields)
+        if self._reset_info:
+            reset_info = struct_pb2.Struct()
+            reset_info.update(self._reset_info)
+            started.reset_info.CopyFrom(reset_info)
+        self.emit(started=started)
 
     def iteration(self, iteration: int) -> None:
         self.emit(iteration=pb.IterationStarted(iteration=iteration))

@@ -38,7 +38,8 @@ from env_servers.coderunner.config import CodeRunnerConfig
 from env_servers.coderunner.extraction import NoCodeFound, extract_program
 from env_servers.coderunner.feedback import (compile_error, failure_kind, observation,
                                               program_problem)
-from env_servers.coderunner.internal_tests import docstring_examples, parse_asserts, smoke_test
+from env_servers.coderunner.internal_tests import (docstring_examples, parse_asserts, smoke_test,
+                                                   sort_asserts)
 from env_servers.coderunner.probes import behaviour_facets, behaviour_key, probe_tests
 from env_servers.coderunner.problems import Problem
 from env_servers.coderunner.sandbox_metrics import observed_run
@@ -147,8 +148,11 @@ class CodeRunnerDomain(Domain):
             "observation": shown,
             "passed": 0,
         }
+        left_out = sort_asserts(_as_text(reply), problem.entry_point,
+                                self.config.internal_tests)[1] if reply else []
         info = {"entry_point": problem.entry_point, "internal_tests": tests,
-                "tests_source": source, "sandbox": self._sandbox.name,
+                "tests_source": source, "left_out_tests": left_out,
+                "sandbox": self._sandbox.name,
                 "sandbox_secure": self._sandbox.secure,
                 # a judge apart from the program is no guarantee where nothing is isolated
                 "verdict_isolated": self._sandbox.secure and getattr(self._sandbox, "verdict_isolated", False)}

@@ -36,16 +36,29 @@ _COMPARISONS = {"assertEqual": ast.Eq, "assertNotEqual": ast.NotEq, "assertIs": 
 
 
 def parse_asserts(text: str, entry_point: str, limit: int) -> list[str]:
+    return sort_asserts(text, entry_point, limit)[0]
+
+
+def sort_asserts(text: str, entry_point: str, limit: int) -> tuple[list[str], list[str]]:
+    """(the tests parse_asserts keeps, each assert it left out with why: "TEST  # why")."""
     tests: list[str] = []
+    left_out: list[str] = []
     seen: set[str] = set()
     for statement in _assert_statements(text.splitlines()):
-        if len(tests) >= limit:
-            break
-        key = _usable_key(_as_assert(statement), entry_point)
-        if key is not None and key not in seen:
+        test = _as_assert(statement)
+        why = _unusable(test, entry_point)
+        key = None if why else _usable_key(test, entry_point)
+        flat = " ".join(test.split())
+        if why:
+            left_out.append(f"{flat[:200]}  # {why}")
+        elif key in seen:
+            left_out.append(f"{key[:200]}  # a repeat")
+        elif len(tests) >= limit:
+            left_out.append(f"{key[:200]}  # over the limit of {limit} tests")
+        else:
             seen.add(key)
             tests.append(key)
-    return tests
+    return tests, left_out
 
 
 def docstring_examples(prompt: str, entry_point: str, limit: int) -> list[str]:
@@ -133,6 +146,21 @@ def _as_assert(statement: str) -> str:
     else:
         return statement
     return ast.unparse(ast.fix_missing_locations(ast.Module([ast.Assert(test)], [])))
+
+
+def _unusable(test: str, entry_point: str) -> str:
+    """Why `test` cannot be an internal test ("" if it can)."""
+    if len(test) > MAX_TEST_CHARS:
+        return f"longer than {MAX_TEST_CHARS} characters"
+    try:
+        module = parse(test)
+    except (SyntaxError, ValueError):
+        return "does not parse"
+    if len(module.body) != 1 or not isinstance(module.body[0], ast.Assert):
+        return "not one assert statement"
+    if _usable_key(test, entry_point) is None:
+        return f"does not call {entry_point}"
+    return ""
 
 
 def _usable_key(test: str, entry_point: str) -> str | None:

@@ -42,6 +42,17 @@ async def test_reset_takes_the_tasks_examples_then_the_models_tests_and_shows_th
     assert outcome.state["tests"] == EXAMPLES + ["assert add(1, 2) == 3", "assert add(0, 0) == 0",
                                                  "assert add(-4, 4) == 0"]
     assert outcome.info["tests_source"] == "docstring+model" and outcome.info["entry_point"] == "add"
+    assert outcome.info["left_out_tests"] == ["assert add(1, 2) == 3  # a repeat"]
+
+
+async def test_reset_says_which_of_the_models_asserts_it_left_out_and_why(domain):
+    reply = ("assert add3Numbers(1, 2, 3) == 6\nassert add(1, 1) == 2\n"
+             "assert add(2, 2) == 4 and True\nassert add(1, 1) == 2\n")
+    outcome = reset(domain, internal_tests=reply)
+    assert outcome.state["tests"][-2:] == ["assert add(1, 1) == 2", "assert add(2, 2) == 4 and True"]
+    assert outcome.info["left_out_tests"] == ["assert add3Numbers(1, 2, 3) == 6  # does not call add",
+                                              "assert add(1, 1) == 2  # a repeat"]
+    assert "left_out_tests" in reset(domain).info and reset(domain).info["left_out_tests"] == []
 
 
 async def test_with_task_examples_fallback_the_models_tests_alone_are_kept(sandbox):

@@ -97,6 +97,9 @@ def test_the_search_solves_the_task_and_the_hidden_tests_verify_it(events):
     started, result = events[2].started, events[-1].finished
     assert started.second_term == "reward" and result.second_term == "reward"
     assert started.task_id == TASK and started.environment.startswith("coderunner@")
+    kept = list(started.reset_info["internal_tests"])
+    assert kept and all(t.startswith("assert count_distinct_characters(") for t in kept), \
+        "the run names the tests its search checks programs with"
     assert started.config.n_samples == 2 and started.config.value_weight == pytest.approx(0.8)
     assert not started.config.simulate and started.task.startswith(
         "def count_distinct_characters(string: str) -> int:")

@@ -255,20 +255,22 @@ class SetupFinished(_message.Message):
     def __init__(self, option: _Optional[str] = ..., text: _Optional[str] = ..., seconds: _Optional[float] = ...) -> None: ...
 
 class RunStarted(_message.Message):
-    __slots__ = ("task_id", "task", "config", "environment", "reward_mode", "second_term")
+    __slots__ = ("task_id", "task", "config", "environment", "reward_mode", "second_term", "reset_info")
     TASK_ID_FIELD_NUMBER: _ClassVar[int]
     TASK_FIELD_NUMBER: _ClassVar[int]
     CONFIG_FIELD_NUMBER: _ClassVar[int]
     ENVIRONMENT_FIELD_NUMBER: _ClassVar[int]
     REWARD_MODE_FIELD_NUMBER: _ClassVar[int]
     SECOND_TERM_FIELD_NUMBER: _ClassVar[int]
+    RESET_INFO_FIELD_NUMBER: _ClassVar[int]
     task_id: str
     task: str
     config: SearchConfig
     environment: str
     reward_mode: _environment_pb2.RewardMode
     second_term: str
-    def __init__(self, task_id: _Optional[str] = ..., task: _Optional[str] = ..., config: _Optional[_Union[SearchConfig, _Mapping]] = ..., environment: _Optional[str] = ..., reward_mode: _Optional[_Union[_environment_pb2.RewardMode, str]] = ..., second_term: _Optional[str] = ...) -> None: ...
+    reset_info: _struct_pb2.Struct
+    def __init__(self, task_id: _Optional[str] = ..., task: _Optional[str] = ..., config: _Optional[_Union[SearchConfig, _Mapping]] = ..., environment: _Optional[str] = ..., reward_mode: _Optional[_Union[_environment_pb2.RewardMode, str]] = ..., second_term: _Optional[str] = ..., reset_info: _Optional[_Union[_struct_pb2.Struct, _Mapping]] = ...) -> None: ...
 
 class IterationStarted(_message.Message):
     __slots__ = ("iteration",)
