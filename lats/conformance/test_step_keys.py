@@ -1,4 +1,5 @@
-"""Answer and state keys (StepResult.answer_key, state_key): stated, well-formed, reproducible.
+"""Answer and state keys (StepResult.answer_key, state_key): stated, well-formed, reproducible;
+failure kinds (StepResult.failure_kind): short words, none for an invalid action.
 
 A server that states facts.answer_keys names the answer each step gives by a
 key, and one that states facts.state_keys names the state each step leads
@@ -77,3 +78,21 @@ def test_keys_are_the_same_for_the_same_state_and_action(field, episodes, descri
                                                           for a, s in first], (
         f"the same state and action gave different {field}s; a key must not depend on "
         "time, randomness or the process")
+
+
+MAX_FAILURE_KIND_CHARS = 32
+
+
+def test_failure_kinds_are_short_words_and_never_for_an_invalid_action(
+        episodes, first_snapshot, probe_actions, limits):
+    """StepResult.failure_kind: a short lowercase word a pack's
+    search_hints.unrefined_failures can name, "" for an invalid action."""
+    for action, step in _played(episodes, first_snapshot, probe_actions, limits):
+        kind = step.failure_kind
+        assert len(kind) <= MAX_FAILURE_KIND_CHARS and kind == kind.strip().lower() \
+            and kind.isascii() and kind.isprintable(), (
+                f"failure_kind for {action!r} is {kind[:40]!r}: send a short lowercase word "
+                f"(at most {MAX_FAILURE_KIND_CHARS} characters) or \"\"")
+    step = episodes.step_one(first_snapshot, garbage_actions(1, seed=7)[0])
+    if step.invalid_action:
+        assert step.failure_kind == "", "an invalid action shows no failure kind: send \"\""
