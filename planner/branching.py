@@ -6,8 +6,9 @@ expansion is one model call of n samples. At every node two choices compete:
   wider    a new draw of samples at this node (GEN)
   deeper   going into one of its children (CONT), and there choosing again;
            an unexpanded child can only be drawn at: its first refinement
-           (not a choice when the environment says its kind of failure is
-           one refining rarely fixes: SearchHints.unrefined_failures)
+           (none when the environment says its kind of failure is one
+           refining rarely fixes, SearchHints.unrefined_failures: then the
+           draw falls back to a fresh sample at the node)
 
 Each choice keeps a Beta posterior over the graded rewards it produced
 (`Tally`): every sample a draw at node p gives is one observation, its node's
@@ -103,8 +104,7 @@ class AdaptiveBranching:
             return node if self.may_draw(node) and not node.virtual_loss else None
         can_draw = self.may_draw(node)
         children = [c for c in node.children
-                    if not (c.exhausted or c.terminal or c.visits == 0)
-                    and (c.expanded or self.may_draw(c))]
+                    if not (c.exhausted or c.terminal or c.visits == 0)]
         wider = self.wider.sample(node.wider, self.rng, node.virtual_loss) if can_draw else -1.0
         deeper = self.deeper.sample(node.deeper, self.rng) if children else -1.0
         if can_draw and wider >= deeper:
