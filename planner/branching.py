@@ -87,12 +87,18 @@ class AdaptiveBranching:
 
     `may_draw(node)` says whether a draw at `node` is possible at all (not
     terminal, not at the depth limit, not given up on after repeated empty
-    draws); the search context decides that (SearchContext.may_draw)."""
+    draws, not a failure the environment says refining rarely fixes); the
+    search context decides that (SearchContext.may_draw). With `drawable_only`
+    (set where the environment names such failures), deeper competes only over
+    children that have been drawn at or can be; without it, over every visited
+    child, and a child that cannot be drawn at falls back to a fresh sample at
+    its parent (the same random draws as searches before the rule)."""
 
     def __init__(self, wider: BetaPrior, deeper: BetaPrior, rng: random.Random,
-                 may_draw):
+                 may_draw, drawable_only: bool = False):
         self.wider, self.deeper, self.rng = wider, deeper, rng
         self.may_draw = may_draw
+        self.drawable_only = drawable_only
 
     def select(self, root: Node) -> Node | None:
         """The node to draw at next, or None when no node can be drawn at (every
@@ -104,7 +110,8 @@ class AdaptiveBranching:
             return node if self.may_draw(node) and not node.virtual_loss else None
         can_draw = self.may_draw(node)
         children = [c for c in node.children
-                    if not (c.exhausted or c.terminal or c.visits == 0)]
+                    if not (c.exhausted or c.terminal or c.visits == 0)
+                    and (not self.drawable_only or c.expanded or self.may_draw(c))]
         wider = self.wider.sample(node.wider, self.rng, node.virtual_loss) if can_draw else -1.0
         deeper = self.deeper.sample(node.deeper, self.rng) if children else -1.0
         if can_draw and wider >= deeper:

@@ -92,7 +92,8 @@ class Mcts(Strategy):
             rng = random.Random(derived_seed(config.seed, "branching", "root"))
             return AdaptiveBranching(BetaPrior(config.wider_prior, config.prior_strength),
                                      BetaPrior(config.deeper_prior, config.prior_strength),
-                                     rng, ctx.may_draw)
+                                     rng, ctx.may_draw,
+                                     drawable_only=bool(config.unrefined_failures))
         alpha = config.widening
         return UctDescent(self.select_rule or uct_rule(config.exploration_weight),
                           progressive_widening(alpha) if alpha else None)
