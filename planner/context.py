@@ -195,7 +195,7 @@ class SearchContext:
         self.renderer = PromptRenderer(self.pack, started.observation)
         self.renderer.validate()
         self.root = Node(id="0", observation=started.observation, state=started.state, visits=1)
-        if started.info:
+        if started.info.fields:
             self.events.reset_info(started.info)
         self.events.started(started.task_id or task.task_id, started.observation)
         return self.root

@@ -74,7 +74,7 @@ class Started:
     observation: str
     task_id: str
     state: EnvState
-    info: dict = field(default_factory=dict)   # the Reset's info, as JSON values
+    info: struct_pb2.Struct = field(default_factory=struct_pb2.Struct)  # the Reset's info
 
 
 @dataclass(frozen=True)

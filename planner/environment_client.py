@@ -16,7 +16,6 @@ import asyncio
 from collections.abc import Sequence
 
 import grpc
-from google.protobuf import json_format
 from lats_pb import environment_pb2 as env_pb
 from lats_pb import environment_pb2_grpc as env_grpc
 
@@ -65,8 +64,7 @@ class EnvironmentClient(Environment):
 
     async def start(self, task: TaskRef) -> Started:
         reply = await self.client.unary("Reset", task.reset_request())
-        return Started(reply.observation, reply.task_id, EnvState(reply.snapshot),
-                       json_format.MessageToDict(reply.info))
+        return Started(reply.observation, reply.task_id, EnvState(reply.snapshot), reply.info)
 
     async def transition(self, state: EnvState, actions: Sequence[str]) -> list[Stepped]:
         chunks = [actions[i:i + self.max_batch] for i in range(0, len(actions), self.max_batch)]

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from google.protobuf import struct_pb2
+
 from planner.tree import Node
 
 
@@ -15,7 +17,7 @@ class EventSink:
 
     def setup_finished(self, option: str, text: str, seconds: float) -> None: ...
 
-    def reset_info(self, info: dict) -> None:
+    def reset_info(self, info: struct_pb2.Struct) -> None:
         """What the environment's Reset said besides the observation (before `started`)."""
 
     def started(self, task_id: str, task: str) -> None: ...

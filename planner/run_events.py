@@ -5,7 +5,6 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Sequence
 
-from google.protobuf import struct_pb2
 from lats_pb import planner_pb2 as pb
 
 from planner.convert import node_message
@@ -28,7 +27,7 @@ class QueueSink(EventSink):
         self.queue = queue
         self.seq = 0
         self._started_fields = started_fields
-        self._reset_info: dict = {}
+        self._reset_info = None           # the Reset's info (a Struct), once reported
 
     def emit(self, **event) -> None:
         self.seq += 1
@@ -44,16 +43,14 @@ class QueueSink(EventSink):
         self.live.run.setup = text
         self.emit(setup_finished=pb.SetupFinished(option=option, text=text, seconds=seconds))
 
-    def reset_info(self, info: dict) -> None:
-        self._reset_info = dict(info)
+    def reset_info(self, info) -> None:
+        self._reset_info = info
 
     def started(self, task_id: str, task: str) -> None:
         self.live.run.task_id = task_id
         started = pb.RunStarted(task_id=task_id, task=task, **self._started_fields)
-        if self._reset_info:
-            reset_info = struct_pb2.Struct()
-            reset_info.update(self._reset_info)
-            started.reset_info.CopyFrom(reset_info)
+        if self._reset_info is not None:
+            started.reset_info.CopyFrom(self._reset_info)
         self.emit(started=started)
 
     def iteration(self, iteration: int) -> None:
