@@ -38,8 +38,7 @@ from env_servers.coderunner.config import CodeRunnerConfig
 from env_servers.coderunner.extraction import NoCodeFound, extract_program
 from env_servers.coderunner.feedback import (compile_error, failure_kind, observation,
                                               program_problem)
-from env_servers.coderunner.internal_tests import (docstring_examples, parse_asserts, smoke_test,
-                                                   sort_asserts)
+from env_servers.coderunner.internal_tests import docstring_examples, smoke_test, sort_asserts
 from env_servers.coderunner.probes import behaviour_facets, behaviour_key, probe_tests
 from env_servers.coderunner.problems import Problem
 from env_servers.coderunner.sandbox_metrics import observed_run
@@ -136,7 +135,9 @@ class CodeRunnerDomain(Domain):
                                  f"takes only {INTERNAL_TESTS_OPTION!r} (the model's asserts)")
         problem = self.tasks.get(task)  # inline tasks are refused by the servicer
         reply = options.get(INTERNAL_TESTS_OPTION)
-        tests, source = self._internal_tests(problem, reply)
+        model, left_out = (sort_asserts(_as_text(reply), problem.entry_point,
+                                        self.config.internal_tests) if reply else ([], []))
+        tests, source = self._internal_tests(problem, model)
         shown = problem.prompt.strip("\n")
         if reply is not None and source in ("docstring", "smoke"):
             shown += "\n\n" + _fallback_note(source, len(tests))
@@ -148,8 +149,6 @@ class CodeRunnerDomain(Domain):
             "observation": shown,
             "passed": 0,
         }
-        left_out = sort_asserts(_as_text(reply), problem.entry_point,
-                                self.config.internal_tests)[1] if reply else []
         info = {"entry_point": problem.entry_point, "internal_tests": tests,
                 "tests_source": source, "left_out_tests": left_out,
                 "sandbox": self._sandbox.name,
@@ -211,8 +210,9 @@ class CodeRunnerDomain(Domain):
 
     # --- helpers ----------------------------------------------------------------
 
-    def _internal_tests(self, problem: Problem, reply: str | None) -> tuple[list[str], str]:
-        """The tests a search checks programs with, and where they came from.
+    def _internal_tests(self, problem: Problem, model: list[str]) -> tuple[list[str], str]:
+        """The tests a search checks programs with, and where they came from; `model`
+        is the model's usable asserts (internal_tests.sort_asserts).
 
         The task statement's own examples are the spec; the model's asserts
         may be wrong (HumanEval/63: a right program failed them). So with
@@ -222,7 +222,6 @@ class CodeRunnerDomain(Domain):
         only when the model wrote no usable assert.
         """
         limit = self.config.internal_tests
-        model = parse_asserts(_as_text(reply), problem.entry_point, limit) if reply else []
         examples = docstring_examples(problem.prompt, problem.entry_point, limit)
         if model and (self.config.task_examples == "fallback" or not examples):
             return model, "model"
