@@ -100,12 +100,14 @@ METHODS: dict[str, MethodSpec] = {spec.name: spec for spec in (
                "pruning instead of MCTS; k = trajectories, n = samples per expansion",
                anytime=True),
     MethodSpec("tot_dfs", DfsSearch,
-               "Tree of Thoughts DFS: LM value pruning (lambda 1), no reflection; "
+               "Tree of Thoughts DFS: LM value pruning (lambda 1), no reflection, "
+               "same-state siblings merged (as ToT's code drops repeats); "
                "k = trajectories, n = samples per expansion",
-               defaults={"value_weight": 1.0, "reflection": False}, anytime=True),
+               defaults={"value_weight": 1.0, "reflection": False, "dedup": True}, anytime=True),
     MethodSpec("tot_bfs", BfsSearch,
-               "Tree of Thoughts BFS: the b = k best states kept per depth (lambda 1); "
-               "n = samples per state", defaults={"value_weight": 1.0},
+               "Tree of Thoughts BFS: the b = k best states kept per depth (lambda 1), "
+               "same-state siblings merged (as ToT's code drops repeats); "
+               "n = samples per state", defaults={"value_weight": 1.0, "dedup": True},
                fixed={"reflection": False}),
     MethodSpec("react", TrajectorySampler,
                "ReAct: one greedy trajectory (k = 1, n = 1)",

@@ -97,3 +97,15 @@ def test_without_state_keys_or_dedup_every_distinct_text_is_a_child():
     for env, method in ((MoveEnv(state_keys=False), "lats"), (MoveEnv(), "lats_paper")):
         root = root_search(env, scripted([["x|A", "y|A", "z|B"]]), method=method)
         assert [c.action for c in root.children] == ["x|A", "y|A", "z|B"], method
+
+
+def test_tree_of_thoughts_merges_siblings_reaching_one_state_as_its_code_does():
+    """ToT's code values a repeated candidate 0 without a call; here a same-state
+    sibling is folded into the first, for BFS and DFS alike, and gets no value call."""
+    for method in ("tot_bfs", "tot_dfs"):
+        env = MoveEnv()
+        model = scripted([["think a|A", "other words|A", "hmm|B"]])
+        root = root_search(env, model, method=method, iterations=1, max_depth=1)
+        assert [c.action for c in root.children] == ["think a|A", "hmm|B"], method
+        assert root.children[0].sample_count == 2, method
+        assert model.purposes().count("value") == 2, method
