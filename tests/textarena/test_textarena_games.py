@@ -24,6 +24,7 @@ from env_servers.textarena.domain import TextArenaDomain, canonical_move
 from env_servers.textarena.engine import GameEngine
 from env_servers.textarena.settings import TextArenaSettings
 from lats_runtime.processes import running_services
+from planner.evaluation import parse_value
 from tests import kit
 
 SCRIPT = Path(__file__).with_name("hanoi_script.json")
@@ -170,3 +171,16 @@ def test_a_move_with_trailing_words_leads_to_the_same_state_key():
     assert later.state_key not in (plain.state_key, other.state_key), "the history counts"
     assert canonical_move("think first [B C] then") == "[B C]"
     assert canonical_move("  no brackets  here ") == "no brackets here"
+
+
+# What the embedded 0.5B model really answered to the generic pack's value prompt on
+# Tower of Hanoi (a recorded LATS search of TowerOfHanoi-v0 task 0): a bare verdict,
+# no reasoning. Every reply parses; the many 0.00 values are the model's answer (1).
+REAL_HANOI_VALUE_REPLIES = [("Thus the score is 1", 0.0), ("Thus the score is 10", 1.0),
+                            ("Thus the score is 5", 4 / 9)]
+
+
+@pytest.mark.parametrize(("reply", "value"), REAL_HANOI_VALUE_REPLIES)
+def test_the_small_models_bare_value_verdicts_parse(reply, value):
+    pack = TextArenaDomain(TextArenaSettings()).describe().prompt_pack
+    assert parse_value(reply, pack.value_pattern, pack.value_min, pack.value_max) == pytest.approx(value)
