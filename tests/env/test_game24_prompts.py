@@ -10,6 +10,7 @@ from fractions import Fraction
 import pytest
 
 from env_servers.game24 import prompts
+from planner.evaluation import parse_value
 
 TEMPLATE_PLACEHOLDERS = ("instructions", "examples", "task", "trajectory", "reflections",
                          "step", "outcome")
@@ -85,6 +86,25 @@ def test_sampling_settings(pack):
 )
 def test_value_pattern_takes_the_last_score(pack, completion, score):
     assert re.findall(pack.value_pattern, completion)[-1] == score
+
+
+# What the embedded 1.5B model really wrote to the value prompt (recorded in a
+# development bench on the easy train range): 23 of 30 replies parsed. The misses
+# are all arithmetic that repeats until the token limit; the parsed ones may be
+# wrong (here it finds 1 * 4 * 6 = 24, then says impossible).
+REAL_VALUE_REPLIES_1_5B = [
+    ("Numbers left: 2 4 6. 2 * 4 = 8. 8 + 6 = 14. 14 - 2 = 12. 12 * 4 = 48. 48 / 2 = 24. "
+     "Thus the correctness score is 10", 1.0),
+    ("Numbers left: 1 4 6. 1 * 4 + 6 = 11. 1 * 4 - 6 = -2. 1 * 4 * 6 = 24. 1 * 4 / 6 = 2/3. "
+     "impossible. Thus the correctness score is 1", 0.0),
+    ("Numbers left: 4 12. 4 * 12 = 48. 12 - 4 = 8. 48 / 8 = 6. 48 / 6 = 8. 48 / 8 = 6. "
+     "48 / 8 = 6. 48 / 8 = 6. 48 / 8 = 6. 48 / 8 = 6. 48 / 8 = 6. 48 / 8 = 6.", None),
+]
+
+
+@pytest.mark.parametrize(("reply", "value"), REAL_VALUE_REPLIES_1_5B)
+def test_the_1_5b_models_real_value_replies_parse_as_recorded(pack, reply, value):
+    assert parse_value(reply, pack.value_pattern, pack.value_min, pack.value_max) == value
 
 
 @pytest.mark.parametrize(
