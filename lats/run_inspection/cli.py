@@ -232,9 +232,14 @@ def export(db, planner_address, run_ids, form, output, environment, method, stat
     counts = write_training_data(selected, output)
     without = sum(1 for _, calls in selected if not calls)
     click.echo(f"wrote {len(selected)} run(s) to {output}: {counts['expansions']} expansion "
-               f"completions, {counts['preferences']} preference pairs, {counts['answers']} "
+               f"completions, {counts['preferences']} preference pairs "
+               f"({counts['unpaired']} unpaired rows), {counts['answers']} "
                f"answer steps" + (f" ({without} run(s) kept no model calls: stored before "
                                   "planners kept them)" if without else ""), err=True)
+    if not counts["preferences"] and counts["expansions"]:
+        click.echo("no preference pairs: no two sibling completions reached terminal states "
+                   "with different rewards (where pairs come from, and how to get more: "
+                   "docs/training-data.md)", err=True)
 
 
 def _export_json(db: str, run_id: str, output: Path | None,

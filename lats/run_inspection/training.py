@@ -1,7 +1,7 @@
 """Search trees as training data, in TRL's field names (docs/training-data.md).
 
 For each run, from its stored tree and its kept expansion calls
-(planner.call_log), four kinds of JSONL rows:
+(planner.call_log), five kinds of JSONL rows:
 
   expansions   every sampled completion of every expansion: `prompt` (the chat
                messages the model saw) and `completion` (what it wrote), with
@@ -13,13 +13,21 @@ For each run, from its stored tree and its kept expansion calls
                node's label is its `outcome`, and the sibling with the higher
                label is chosen; siblings with no terminal state below them, or
                with equal labels, make no pair (the model's value never does)
+  unpaired     the same siblings one by one, for KTO: `prompt`, `completion`
+               and a boolean `label`, true for a completion whose outcome is
+               the best among its labelled siblings
   answers      the chosen answer's trajectory, one row per step, as prompt and
                completion, with the run's Score
   runs         one summary per run: status, Score, the answer's actions, and
                the model calls and tokens it cost
 
 Prompts and completions are TRL's conversational format: lists of
-{"role", "content"} messages.
+{"role", "content"} messages. Each file is exactly one of TRL's dataset types
+(prompt-completion, preference, unpaired preference): of the keys TRL's
+`apply_chat_template` checks (prompt, chosen, rejected, completion, messages,
+label) a row holds exactly that type's set, so `label` appears in the unpaired
+file only. Every other column is a plain fact TRL's key check ignores and its
+trainers drop (`remove_unused_columns`); TRL_COLUMNS names each file's set.
 """
 
 from __future__ import annotations
@@ -38,7 +46,14 @@ from lats_runtime.run_status import from_wire
 from lats.run_inspection.views import answer_path
 from planner.prompting import action_key
 
-FILES = ("expansions", "preferences", "answers", "runs")
+FILES = ("expansions", "preferences", "unpaired", "answers", "runs")
+# The keys TRL's data utilities read (trl.data_utils.apply_chat_template), by file:
+# the one TRL dataset type each file is.
+TRL_KEYS = frozenset({"prompt", "chosen", "rejected", "completion", "messages", "label"})
+TRL_COLUMNS = {"expansions": ("prompt", "completion"),
+               "preferences": ("prompt", "chosen", "rejected"),
+               "unpaired": ("prompt", "completion", "label"),
+               "answers": ("prompt", "completion")}
 SCHEMA_VERSION = 1
 
 
@@ -123,19 +138,24 @@ def expansion_rows(tree: RunTree, calls: Iterable[pb.ModelCall]) -> Iterator[dic
             }
 
 
+def _labelled_siblings(tree: RunTree, call: pb.ModelCall) -> list[tuple[float, pb.Node, str]]:
+    """The expansion's children with a known outcome, each with the first completion
+    that produced it, in sample order."""
+    first_text: dict[str, tuple[pb.Node, str]] = {}     # child id -> (child, completion)
+    for completion, action in zip(call.completions, call.actions):
+        child = tree.child_for(call.node_id, action)
+        if child is not None and child.id not in first_text:
+            first_text[child.id] = (child, completion)
+    return [(outcome, child, text) for child, text in first_text.values()
+            if (outcome := tree.outcome(child.id)) is not None]
+
+
 def preference_rows(tree: RunTree, calls: Iterable[pb.ModelCall]) -> Iterator[dict]:
     base = _run_columns(tree.run)
     for call in calls:
         if call.node_id not in tree.nodes:
             continue
-        first_text: dict[str, tuple[pb.Node, str]] = {}     # child id -> (child, completion)
-        for completion, action in zip(call.completions, call.actions):
-            child = tree.child_for(call.node_id, action)
-            if child is not None and child.id not in first_text:
-                first_text[child.id] = (child, completion)
-        labelled = [(tree.outcome(child.id), child, text)
-                    for child, text in first_text.values()
-                    if tree.outcome(child.id) is not None]
+        labelled = _labelled_siblings(tree, call)
         for (label_a, a, text_a), (label_b, b, text_b) in itertools.combinations(labelled, 2):
             if label_a == label_b:
                 continue
@@ -146,7 +166,28 @@ def preference_rows(tree: RunTree, calls: Iterable[pb.ModelCall]) -> Iterator[di
                 "rejected": _assistant(rejected_text), **base, "call_index": call.index,
                 "node_id": call.node_id, "chosen_node_id": chosen.id,
                 "rejected_node_id": rejected.id, "chosen_reward": high,
-                "rejected_reward": low, "label": "outcome",
+                "rejected_reward": low,
+            }
+
+
+def unpaired_rows(tree: RunTree, calls: Iterable[pb.ModelCall]) -> Iterator[dict]:
+    """The completions of the preference pairs one by one (each once per expansion):
+    `label` true where the outcome is the best among the labelled siblings."""
+    base = _run_columns(tree.run)
+    for call in calls:
+        if call.node_id not in tree.nodes:
+            continue
+        labelled = _labelled_siblings(tree, call)
+        outcomes = {outcome for outcome, _, _ in labelled}
+        if len(outcomes) < 2:                  # no two siblings differ: no pair, no label
+            continue
+        best = max(outcomes)
+        for outcome, child, text in labelled:
+            yield {
+                "prompt": _messages(call), "completion": _assistant(text),
+                "label": outcome == best, **base, "call_index": call.index,
+                "node_id": call.node_id, "child_id": child.id, "outcome": outcome,
+                "best_sibling_outcome": best,
             }
 
 
@@ -190,7 +231,7 @@ def run_row(tree: RunTree) -> dict:
 
 def write_training_data(runs: Iterable[tuple[pb.Run, list[pb.ModelCall]]],
                         out: Path) -> dict[str, int]:
-    """Writes the four JSONL files into `out`; returns how many rows each got."""
+    """Writes the five JSONL files into `out`; returns how many rows each got."""
     out.mkdir(parents=True, exist_ok=True)
     counts = dict.fromkeys(FILES, 0)
     handles = {name: (out / f"{name}.jsonl").open("w", encoding="utf-8") for name in FILES}
@@ -199,6 +240,7 @@ def write_training_data(runs: Iterable[tuple[pb.Run, list[pb.ModelCall]]],
             tree = RunTree(run)
             rows = {"expansions": expansion_rows(tree, calls),
                     "preferences": preference_rows(tree, calls),
+                    "unpaired": unpaired_rows(tree, calls),
                     "answers": answer_rows(tree, calls), "runs": iter([run_row(tree)])}
             for name, produced in rows.items():
                 for row in produced:

@@ -4,13 +4,16 @@ Three services (Game of 24, the scripted gateway, the planner) run the search
 of tests/e2e: its first root child (4 + 5) is valued higher by the model but
 dead-ends, the second (6 * 5) solves the puzzle. The export is read back with
 the `datasets` package, offline, and the preference pair at the root chooses
-by environment reward, against the model's own value.
+by environment reward, against the model's own value. TRL's own data utilities
+(trl.data_utils, installed without torch: pyproject's trl-data extra) take
+every file as written.
 """
 
 from __future__ import annotations
 
 import asyncio
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -19,6 +22,7 @@ import pytest
 from click.testing import CliRunner
 
 from lats.cli import main
+from lats.run_inspection.training import TRL_COLUMNS, TRL_KEYS
 from lats_runtime.processes import running_services
 from planner.runs import open_run_store
 
@@ -121,6 +125,17 @@ def test_preferences_pair_siblings_by_environment_reward_only(exported, tmp_path
     # Below 4 + 5 one sibling dead-ends and the other was never played out: no label, no pair.
     assert not [p for p in pairs if p["node_id"] == "0.0"]
     assert all(p["chosen_reward"] > p["rejected_reward"] for p in pairs)
+    assert "label" not in pairs.column_names            # TRL's key for unpaired rows only
+
+
+def test_unpaired_rows_are_the_pairs_siblings_one_by_one(exported, tmp_path, monkeypatch):
+    rows = read_back(exported / "unpaired.jsonl", tmp_path, monkeypatch)
+    assert rows.features["label"].dtype == "bool"
+    root = {r["completion"][0]["content"]: r for r in rows if r["node_id"] == "0"}
+    assert set(root) == {WAY[0], "4 + 5 = 9 (left: 6 9 10)"}
+    assert root[WAY[0]]["label"] and not root["4 + 5 = 9 (left: 6 9 10)"]["label"]
+    assert (root[WAY[0]]["outcome"], root["4 + 5 = 9 (left: 6 9 10)"]["outcome"]) == (1.0, 0.0)
+    assert all(r["label"] == (r["outcome"] == r["best_sibling_outcome"]) for r in rows)
 
 
 def test_the_answer_path_and_the_run_summary(exported, tmp_path, monkeypatch):
@@ -146,3 +161,79 @@ def test_export_selects_runs_by_filter_and_says_what_is_wrong(searched, tmp_path
     assert no_dir.exit_code == 2 and "-o DIRECTORY" in no_dir.output
     two_json = runner.invoke(main, ["runs", "export", "--db", searched, RUN, RUN])
     assert two_json.exit_code == 2 and "exactly one RUN" in two_json.output
+
+
+# ---------------------------------------------------------------- TRL itself
+
+TRL_ABSENT = ("TRL's data utilities are not installed: pip install 'lats-platform[trl-data]' "
+              "and pip install --no-deps trl==1.16.0 (make setup does both)")
+# Columns TRL's trainers read besides the dataset type's keys: none of ours may be one.
+TRL_SPECIAL = {"messages", "text", "tools", "chat_template_kwargs", "image", "images"}
+
+
+def trl_data_utils():
+    try:
+        import trl.data_utils
+    except ImportError:
+        if os.environ.get("CI"):            # the test environment installs it: never skip there
+            pytest.fail(TRL_ABSENT)
+        pytest.skip(TRL_ABSENT)
+    return trl.data_utils
+
+
+def chat_tokenizer():
+    """A tokenizer with a chat template, built here (no model hub): TRL renders our
+    rows with it as it would with a model's."""
+    from tokenizers import Tokenizer, models, pre_tokenizers
+    from transformers import PreTrainedTokenizerFast
+
+    words = Tokenizer(models.WordLevel({"[UNK]": 0}, unk_token="[UNK]"))
+    words.pre_tokenizer = pre_tokenizers.Whitespace()
+    tokenizer = PreTrainedTokenizerFast(tokenizer_object=words, unk_token="[UNK]",
+                                        eos_token="[UNK]")
+    tokenizer.chat_template = (
+        "{% for m in messages %}<|{{ m['role'] }}|>{{ m['content'] }}<|end|>\n{% endfor %}"
+        "{% if add_generation_prompt %}<|assistant|>{% endif %}")
+    return tokenizer
+
+
+@pytest.mark.parametrize("name", ["expansions", "preferences", "unpaired", "answers"])
+def test_trl_takes_each_file_as_written(exported, tmp_path, monkeypatch, name):
+    """TRL's own checks, on every row as exported: the file is exactly one dataset
+    type (TRL's apply_chat_template raises KeyError otherwise), conversational,
+    and renders with a chat template into prompt and completion text."""
+    data_utils = trl_data_utils()
+    rows = read_back(exported / f"{name}.jsonl", tmp_path, monkeypatch)
+    assert len(rows) > 0
+    assert TRL_KEYS & set(rows.column_names) == set(TRL_COLUMNS[name])
+    assert not TRL_SPECIAL & set(rows.column_names)
+    assert all(data_utils.is_conversational(row) for row in rows)
+    rendered = rows.map(data_utils.maybe_apply_chat_template,
+                        fn_kwargs={"processing_class": chat_tokenizer()})
+    first = rendered[0]
+    assert first["prompt"].startswith("<|system|>") and first["prompt"].endswith("<|assistant|>")
+    for key in set(TRL_COLUMNS[name]) - {"prompt", "label"}:
+        assert first[key] == rows[0][key][0]["content"] + "<|end|>\n"
+    assert rendered.column_names == rows.column_names     # the plain facts ride along
+
+
+def test_trl_rejects_the_old_pair_rows_so_the_check_is_real(exported, tmp_path, monkeypatch):
+    data_utils = trl_data_utils()
+    pair = read_back(exported / "preferences.jsonl", tmp_path, monkeypatch)[0]
+    with pytest.raises(KeyError, match="Invalid keys"):
+        data_utils.maybe_apply_chat_template({**pair, "label": "outcome"}, chat_tokenizer())
+
+
+def test_trl_unpairs_our_pairs_into_our_unpaired_rows(exported, tmp_path, monkeypatch):
+    """KTO's input: TRL's unpair_preference_dataset of preferences.jsonl gives the
+    rows of unpaired.jsonl (each sibling once; here no outcome lies between two)."""
+    data_utils = trl_data_utils()
+    pairs = read_back(exported / "preferences.jsonl", tmp_path, monkeypatch)
+    ours = read_back(exported / "unpaired.jsonl", tmp_path, monkeypatch)
+    theirs = data_utils.unpair_preference_dataset(pairs)
+    assert set(theirs.column_names) >= {"prompt", "completion", "label"}
+
+    def key(row):
+        return (row["run_id"], row["call_index"], row["completion"][0]["content"], row["label"])
+
+    assert {key(row) for row in theirs} == {key(row) for row in ours}
