@@ -34,6 +34,8 @@ $(PY):
 setup: $(PY)
 	bash scripts/install_system_packages.sh
 	$(PY) -m pip install --quiet --progress-bar off -e '.[test]'
+	# TRL without torch: its data utilities check the training export (pyproject's trl-data extra)
+	$(PY) -m pip install --quiet --progress-bar off --no-deps trl==1.16.0
 	# the fast embedded model: the real-model tests load it (≈0.5 GB, once)
 	$(PY) -m lats model fetch $(TEST_MODEL)
 	$(MAKE) ts-env
