@@ -5,6 +5,13 @@ A sample is (task_id, action): the chosen trajectory's last action (the model's
 reply) or a bare program. The program is extracted exactly as the server does
 for Step; a reply with no code becomes an empty completion (a failure).
 
+A search samples many programs, though, and the field reports pass@k from k or
+more samples per task (`evaluate_functional_correctness` reports pass@k for each
+k that every task has samples for). `program_samples` gives a task's samples
+for such a file: every program the search sampled, once per sample that gave
+it. Its pass@1 is the share of the search's samples that pass, not the search's
+answer; the answer stays in the one-per-task file.
+
 The official harness executes `prompt + completion + test + check(entry_point)`.
 Our programs are full implementations, so a completion is the whole program:
 after the prompt's docstring-only function it redefines the entry point. The
@@ -49,6 +56,14 @@ def write_samples(path: str | Path, samples: Iterable[tuple[str, str]],
             handle.write(sample_line(task_id, action, entry_points.get(task_id, "")) + "\n")
             count += 1
     return count
+
+
+def program_samples(task_id: str, programs: Iterable[tuple[str, int]]) -> list[tuple[str, str]]:
+    """(task_id, action) once per sample for each (action, samples) the search gave,
+    in order; a search that sampled no program counts as one empty sample (a
+    failure), as the evaluator insists that every task is attempted."""
+    samples = [(task_id, action) for action, count in programs for _ in range(max(1, count))]
+    return samples or [(task_id, "")]
 
 
 def read_samples(path: str | Path) -> list[dict[str, str]]:

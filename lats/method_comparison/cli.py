@@ -144,6 +144,8 @@ def write_samples(records: list[dict], out: Path) -> list[Path]:
         click.echo(problem, err=True)
     for command in exported.commands:
         click.echo(f"check with the official evaluator: {command}", err=True)
+    for note in exported.notes:
+        click.echo(note, err=True)
     return exported.paths
 
 

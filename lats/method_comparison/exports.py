@@ -4,7 +4,11 @@
 * programming environments: a human-eval samples file and the problem file of
   the bench's tasks (`samples-GROUP.jsonl`, `problems-GROUP.jsonl`;
   env_servers.coderunner.official), checked by
-  `evaluate_functional_correctness SAMPLES --problem_file=PROBLEMS`;
+  `evaluate_functional_correctness SAMPLES --problem_file=PROBLEMS`. That file
+  holds the search's answer, one per task: its pass@1 is the search's. Beside
+  it, `samples_all-GROUP.jsonl` holds every program the searches sampled, once
+  per sample (records' `programs`), so the same evaluator reports pass@1 (the
+  share of samples that pass) and pass@10 where every task has 10 or more;
 * HotPotQA: predictions in the official script's format and the gold file of
   the bench's questions (`predictions-GROUP.json`, `gold-GROUP.json`;
   env_servers.wiki.predictions), checked by `hotpot_evaluate_v1.py`.
@@ -21,7 +25,9 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-PROGRAMMING_ENVIRONMENTS = ("coderunner",)
+from lats.method_comparison.records import PROGRAMMING_ENVIRONMENTS
+
+PASS_AT = (1, 10, 100)              # the k human-eval's evaluator reports
 QUESTION_ANSWERING_ENVIRONMENTS = ("hotpotqa", "hotpotqa-cot")
 
 
@@ -30,6 +36,7 @@ class Exported:
     paths: list[Path] = field(default_factory=list)
     commands: list[str] = field(default_factory=list)
     problems: list[str] = field(default_factory=list)   # groups not written, and why
+    notes: list[str] = field(default_factory=list)      # what a written file holds
 
 
 def environment_name(record: dict) -> str:
@@ -70,6 +77,24 @@ def _problem_source():
     return TaskSet(Path(data) if data else None).get
 
 
+def _write_all_samples(exported: Exported, path: Path, problems: Path, members: list[dict],
+                       problem_of) -> None:
+    """Every program each task's search sampled, once per sample, for pass@k."""
+    from env_servers.coderunner import official
+    from env_servers.coderunner.samples import program_samples
+
+    samples = [sample for r in members for sample in program_samples(r["task_id"], r["programs"])]
+    official.write_evaluation_files(path, problems, samples, problem_of)
+    fewest = min(len(program_samples(r["task_id"], r["programs"])) for r in members)
+    reported = [k for k in PASS_AT if k <= fewest]
+    exported.paths.append(path)
+    exported.commands.append(official.evaluation_command(path, problems))
+    exported.notes.append(
+        f"{path.name}: every sampled program, at least {fewest} per task: the evaluator "
+        f"reports {', '.join(f'pass@{k}' for k in reported)} from it (pass@1 there is the "
+        f"share of samples that pass; the search's own pass@1 is {path.name.replace('_all', '')})")
+
+
 def write_exports(records: list[dict], out: Path,
                   group_key: Callable[[dict], tuple]) -> Exported:
     """Writes every group's evaluator files into `out` (see the module docstring)."""
@@ -90,6 +115,9 @@ def write_exports(records: list[dict], out: Path,
                 continue
             exported.paths += [samples, problems]
             exported.commands.append(official.evaluation_command(samples, problems))
+            if all("programs" in r for r in members):     # records from before: no programs
+                _write_all_samples(exported, out / f"samples_all-{name}.jsonl", problems,
+                                   members, problem_of)
     answering = _groups(records, QUESTION_ANSWERING_ENVIRONMENTS, group_key)
     if answering:
         from env_servers.wiki import predictions

@@ -21,11 +21,16 @@ always be checked against the stored rows. Fields:
   answer_node_id greedy_node_id         the answer's node, and the greedy first attempt's
   answer_reason                         why the answer was chosen (answer_rule agreement)
   value_parse_failures repeats_merged   value completions the pattern missed; merged repeats
+  programs                              programming environments only: every program the
+                                        search sampled, as [action, samples] in the order
+                                        the tree gained them (samples: how many of the
+                                        search's samples gave it, its repeats included)
 """
 
 from __future__ import annotations
 
 import datetime
+from collections.abc import Iterable
 
 from lats_pb import planner_pb2 as pb
 from lats_runtime.reward_modes import name_of
@@ -51,13 +56,28 @@ def _base(job: Job, session: int) -> dict:
     }
 
 
-def record_from_result(job: Job, result: pb.RunResult, run_id: str, session: int) -> dict:
-    """The record of a run that reached its `finished` event."""
+# Environments whose every action is a whole program: their records keep the programs.
+PROGRAMMING_ENVIRONMENTS = ("coderunner",)
+
+
+def sampled_programs(nodes: Iterable) -> list[list]:
+    """[action, samples] for every node below the root (lats_client Nodes, in the order
+    the tree gained them): samples counts the search's samples that gave the node's
+    program, its own and the repeats merged into it (planner.tree.Node.votes)."""
+    return [[node.action, max(node.sample_count, 1) + node.repeats]
+            for node in nodes if node.parent_id]
+
+
+def record_from_result(job: Job, result: pb.RunResult, run_id: str, session: int,
+                       nodes: Iterable = ()) -> dict:
+    """The record of a run that reached its `finished` event (`nodes`: its tree, as
+    the stream showed it)."""
     config = result.config
     status = from_wire(result.status)
     if status not in _RECORDED:
         status = RunStatus.ERROR
     success = result.score.success if result.scored else status is RunStatus.SOLVED
+    programming = result.environment.split("@")[0] in PROGRAMMING_ENVIRONMENTS
     return {
         **_base(job, session),
         "environment": result.environment, "reward_mode": name_of(result.reward_mode),
@@ -81,6 +101,7 @@ def record_from_result(job: Job, result: pb.RunResult, run_id: str, session: int
         "answer_reason": result.answer_reason,
         "value_parse_failures": result.value_parse_failures,
         "repeats_merged": result.repeats_merged,
+        **({"programs": sampled_programs(nodes)} if programming else {}),
     }
 
 

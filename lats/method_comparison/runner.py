@@ -24,6 +24,7 @@ from tenacity import AsyncRetrying, retry_if_exception_type, stop_after_delay, w
 
 from lats_client import (AsyncPlanner, LatsError, NotAPlanner, ServiceBusy,
                          ServiceUnavailable)
+from lats_client.events import Backpropagated, Event, NodeAdded, NodeEvaluated, TerminalReached
 
 from lats.method_comparison.records import error_record, record_from_result
 from lats.method_comparison.variants import Job
@@ -45,6 +46,15 @@ class _Lost(Exception):
         self.run_id = run_id
 
 
+def _nodes_of(event: Event) -> tuple:
+    """The tree nodes an event carries, as they stand after it."""
+    if isinstance(event, (NodeAdded, NodeEvaluated, TerminalReached)):
+        return (event.node,)
+    if isinstance(event, Backpropagated):
+        return event.path
+    return ()
+
+
 async def _solve_once(planner: AsyncPlanner, env_address: str, job: Job, session: int,
                       timeout: float, busy_wait: float) -> dict:
     """One Solve of the job; _Lost when no planner (or not its planner) answers."""
@@ -57,8 +67,13 @@ async def _solve_once(planner: AsyncPlanner, env_address: str, job: Job, session
             with attempt:
                 search = planner.solve(env_address, job.task_id, timeout=timeout,
                                        config=job.search_config())
+                nodes = {}                  # id -> the node as last seen, in order of adding
+                async for event in search:
+                    for node in _nodes_of(event):
+                        nodes[node.id] = node
                 result = await search.result()
-                return record_from_result(job, result.message, search.run_id, session)
+                return record_from_result(job, result.message, search.run_id, session,
+                                          nodes.values())
     except ServiceUnavailable as exc:
         raise _Lost(exc, search.run_id if search else "") from exc
     except NotAPlanner as exc:

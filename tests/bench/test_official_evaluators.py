@@ -141,3 +141,62 @@ def test_the_hotpotqa_script_scores_the_predictions_as_we_do(tmp_path):
     assert metrics["em"] * len(ours) == pytest.approx(sum(ours.values()))
     f1 = sum(r["metrics"]["f1"] for r in records) / len(records)
     assert metrics["f1"] == pytest.approx(f1)
+
+
+def test_human_eval_reports_pass_at_1_and_10_from_every_sampled_program(tmp_path):
+    """The README's command, best_of_n with n = 10 and no greedy gate (a passing
+    greedy attempt would end the search alone): samples_all-GROUP.jsonl holds each
+    task's 10 samples (a program sampled twice, twice), so the evaluator reports
+    pass@1 and pass@10 from it; the search's answers stay one per task in
+    samples-GROUP.jsonl."""
+    strlen = _official("HumanEval/23")
+    right = _program(strlen["prompt"] + strlen["canonical_solution"])
+    wrong = [_program(f"def strlen(string: str) -> int:\n    return {body}")
+             for body in ("len(string) + 1", "0", "-1", "len(string) - 1")]
+    # The greedy attempt gets responses[0], the 9 samples responses[0..8]: strlen's 10
+    # samples are right x3, wrong[0] x2, wrong[1] x2, wrong[2] x2, wrong[3] x1.
+    script = {"rules": [
+        {"name": "strlen", "contains": ["def strlen("], "responses": [right, *wrong]},
+        {"name": "add, wrong", "contains": ["def add(lst"],
+         "responses": [_program("def add(lst):\n    return 0")]},
+    ], "default": "no program"}
+    env = {"LATS_CODERUNNER_SANDBOX": "process", "LATS_CODERUNNER_ALLOW_INSECURE_SANDBOX": "1"}
+    done = _bench(tmp_path, script, env, "--env-name", "coderunner", "-m", "best_of_n:gate=off",
+                  "-n", "10", "-k", "1", "--task", "HumanEval_23_strlen",
+                  "--task", "HumanEval_85_add")
+    out = tmp_path / "out"
+    records = {r["task_id"]: r for r in _records(out)}
+    assert sum(count for _, count in records["HumanEval_23_strlen"]["programs"]) == 10
+    assert sum(count for _, count in records["HumanEval_85_add"]["programs"]) == 10
+
+    group = "best_of_n_gate=off-k1"
+    answers, every = out / f"samples-{group}.jsonl", out / f"samples_all-{group}.jsonl"
+    problems = out / f"problems-{group}.jsonl"
+    written = [json.loads(line) for line in every.read_text().splitlines()]
+    assert sorted(s["task_id"] for s in written) == ["HumanEval/23"] * 10 + ["HumanEval/85"] * 10
+    commands = re.findall(r"check with the official evaluator: (evaluate_functional_correctness"
+                          r" .*)", done.stderr)
+    assert [shlex.split(c)[1] for c in commands] == [str(answers), str(every)]
+    assert "reports pass@1, pass@10 from it" in done.stderr
+
+    evaluator = shutil.which("evaluate_functional_correctness",
+                             path=str(Path(sys.executable).parent))
+    assert evaluator, "human-eval is a test dependency (pyproject's test extra)"
+
+    def evaluate(command: str) -> dict[str, float]:
+        checked = subprocess.run([evaluator, *shlex.split(command)[1:]], capture_output=True,
+                                 text=True, timeout=120)
+        assert checked.returncode == 0, checked.stdout[-2000:] + checked.stderr[-2000:]
+        return {k: float(v) for k, v in re.findall(
+            r"'(pass@\d+)': (?:np\.float64\()?([0-9.]+)", checked.stdout)}
+
+    # strlen: 3 of 10 samples pass, add: none. pass@1 = mean(0.3, 0) and pass@10 = mean(1, 0).
+    assert evaluate(commands[1]) == pytest.approx({"pass@1": 0.15, "pass@10": 0.5})
+    passed = [json.loads(line)["passed"]
+              for line in Path(f"{every}_results.jsonl").read_text().splitlines()]
+    assert sum(passed) == 3
+    # The search's answers: strlen's passing program, add's wrong one.
+    ours = {r["task_id"]: r["success"] for r in records.values()}
+    assert ours == {"HumanEval_23_strlen": True, "HumanEval_85_add": False}
+    assert evaluate(commands[0]) == pytest.approx({"pass@1": 0.5})
+    assert problems.exists()

@@ -6,7 +6,8 @@ from __future__ import annotations
 
 import json
 
-from env_servers.coderunner.samples import completion, read_samples, write_samples
+from env_servers.coderunner.samples import (completion, program_samples, read_samples,
+                                            write_samples)
 from env_servers.sandbox import RunRequest
 from tests.coderunner.conftest import canonical_program
 
@@ -26,6 +27,13 @@ def test_samples_are_task_id_and_completion_lines(tmp_path):
     write_samples(path, [("HumanEval/2", WRONG)], append=True)
     assert [s["task_id"] for s in read_samples(path)] == [
         "HumanEval/53", "HumanEval/0", "HumanEval/2"]
+
+
+def test_program_samples_repeat_each_program_once_per_sample():
+    assert program_samples("HumanEval/53", [(RIGHT, 2), (WRONG, 1), ("no code", 0)]) == [
+        ("HumanEval/53", RIGHT), ("HumanEval/53", RIGHT), ("HumanEval/53", WRONG),
+        ("HumanEval/53", "no code")]
+    assert program_samples("HumanEval/0", []) == [("HumanEval/0", "")]   # attempted, failed
 
 
 def test_entry_points_pick_the_right_block():
