@@ -5,9 +5,10 @@
     python bench/paired_table.py RECORDS --label cot --label 'lats:deeper=0.2,prior_weight=4' \
         --against cot
 
-For every label and seed: hidden-test success, calls, prompt + completion
+For every label and seed: hidden-test success and mean Score, calls, prompt + completion
 tokens and wall seconds per problem, tokens per solved problem,
-and paired wins and losses against each `--against` label (at its own seed
+and paired wins and losses (by success; by the higher Score with
+`--by-score`) against each `--against` label (at its own seed
 when it ran at that seed, else at seed 0, e.g. the deterministic cot). Then
 one line per problem: whether the greedy program (cot's answer) passed the
 task's own examples, and each run's hidden-test verdict and calls.
@@ -43,11 +44,21 @@ def greedy_passes_examples(cot_record: dict) -> bool:
     return cot_record.get("final_observation", "").rstrip().endswith(EXAMPLES_PASSED_TAIL)
 
 
-def paired(mine: dict[str, dict], theirs: dict[str, dict], tasks: list[str]) -> tuple[list, list]:
+def paired(mine: dict[str, dict], theirs: dict[str, dict], tasks: list[str],
+           by_score: bool = False) -> tuple[list, list]:
+    """Tasks won and lost against `theirs`: by success, or (by_score) by the higher Score."""
     both = [t for t in tasks if t in mine and t in theirs]
+    if by_score:
+        return ([t for t in both if score(mine[t]) > score(theirs[t])],
+                [t for t in both if score(theirs[t]) > score(mine[t])])
     won = [t for t in both if mine[t]["success"] and not theirs[t]["success"]]
     lost = [t for t in both if theirs[t]["success"] and not mine[t]["success"]]
     return won, lost
+
+
+def score(record: dict) -> float:
+    """The record's hidden-ground-truth Score (0 where none was given)."""
+    return float(record.get("score") or 0.0)
 
 
 def short(task: str) -> str:
@@ -62,6 +73,8 @@ def main() -> None:
                         help="one variant label, taken whole (repeatable; for labels with commas)")
     parser.add_argument("--against", action="append", default=[], help="label to pair against")
     parser.add_argument("--budget", type=int, default=None, help="only records of this call budget")
+    parser.add_argument("--by-score", action="store_true",
+                        help="pair by the higher Score instead of success (WebShop's graded score)")
     args = parser.parse_args()
     labels = [*(label for label in args.labels.split(",") if label), *args.label]
     if not labels:
@@ -82,6 +95,7 @@ def main() -> None:
         completion = sum(r["completion_tokens"] for r in mine)
         tokens = prompt + completion
         line = (f"{label:>22} seed {seed}: {solved}/{len(mine)} solved, "
+                f"mean score {sum(map(score, mine)) / len(mine):.2f}, "
                 f"{sum(r['calls'] for r in mine) / len(mine):.1f} calls, "
                 f"{prompt / len(mine):,.0f} + {completion / len(mine):,.0f} tokens, "
                 f"{tokens / solved if solved else float('nan'):,.0f} tokens/solved, "
@@ -90,7 +104,7 @@ def main() -> None:
             if other == label:
                 continue
             theirs = runs.get((other, seed)) or runs.get((other, 0), {})
-            won, lost = paired(by_task, theirs, tasks)
+            won, lost = paired(by_task, theirs, tasks, args.by_score)
             line += (f"; vs {other} +{len(won)}/-{len(lost)}"
                      f" (won {' '.join(map(short, won)) or '-'}, lost {' '.join(map(short, lost)) or '-'})")
         print(line)
