@@ -18,7 +18,7 @@ from collections import Counter
 from pathlib import Path
 
 from env_servers.registry import load_domain
-from planner.evaluation import DEFAULT_VALUE_PATTERN, parse_value
+from planner.evaluation import DEFAULT_VALUE_PATTERN, parse_value, value_range
 
 
 def value_figures(exchanges: list[dict], pattern: str, low: float, high: float) -> dict:
@@ -46,7 +46,7 @@ def main() -> None:
     exchanges = [json.loads(line) for line in args.exchanges.read_text().splitlines() if line]
     purposes = Counter(e["request"].get("purpose", "") for e in exchanges)
     pack = load_domain(args.env_name).describe().prompt_pack
-    low, high = (pack.value_min, pack.value_max) if pack.value_max > pack.value_min else (0, 10)
+    low, high = value_range(pack)
     figures = value_figures([e for e in exchanges if e["request"].get("purpose") == "value"],
                             pack.value_pattern or DEFAULT_VALUE_PATTERN, low, high)
     print(f"calls by purpose: {dict(purposes)}")

@@ -41,6 +41,11 @@ log = logging.getLogger(__name__)
 DEFAULT_VALUE_PATTERN = r"score is\s*(\d+(?:\.\d+)?)"
 
 
+def value_range(pack) -> tuple[float, float]:
+    """The pack's value scale (value_min, value_max; an unset maximum is 10)."""
+    return pack.value_min, pack.value_max or 10.0
+
+
 def parse_value(text: str, pattern: str, low: float, high: float) -> float | None:
     """The LAST match of `pattern`'s first group, rescaled to [0, 1] and clamped.
 
@@ -157,7 +162,7 @@ class LmValue(Evaluator):
             0.0 if self.samples == 1 else self.temperature, pack.value_stop,
             pack.value_max_tokens)
         score, misses = lm_scores(texts, pack.value_pattern or DEFAULT_VALUE_PATTERN,
-                                  pack.value_min, pack.value_max or 10.0)
+                                  *value_range(pack))
         if misses:
             log.warning("value pattern %r matched none of %d value completion(s) for node "
                         "%s (counted as the lowest score): %r", pack.value_pattern,

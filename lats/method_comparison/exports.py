@@ -83,9 +83,10 @@ def _write_all_samples(exported: Exported, path: Path, problems: Path, members: 
     from env_servers.coderunner import official
     from env_servers.coderunner.samples import program_samples
 
-    samples = [sample for r in members for sample in program_samples(r["task_id"], r["programs"])]
-    official.write_evaluation_files(path, problems, samples, problem_of)
-    fewest = min(len(program_samples(r["task_id"], r["programs"])) for r in members)
+    per_task = [program_samples(r["task_id"], r["programs"]) for r in members]
+    official.write_evaluation_files(path, problems, [s for task in per_task for s in task],
+                                    problem_of)
+    fewest = min(map(len, per_task))
     reported = [k for k in PASS_AT if k <= fewest]
     exported.paths.append(path)
     exported.commands.append(official.evaluation_command(path, problems))
