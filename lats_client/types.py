@@ -132,6 +132,7 @@ class Result:
     answer_reason: str
     value_parse_failures: int
     repeats_merged: int
+    partial_credit_rewards: bool    # the environment's Step rewards grade every step
     message: pb.RunResult = field(compare=False, repr=False)
 
     @property
@@ -167,7 +168,8 @@ class Result:
             config=message_dict(result.config), answer_node_id=result.answer_node_id,
             greedy_node_id=result.greedy_node_id, answer_reason=result.answer_reason,
             value_parse_failures=result.value_parse_failures,
-            repeats_merged=result.repeats_merged, message=result)
+            repeats_merged=result.repeats_merged,
+            partial_credit_rewards=result.partial_credit_rewards, message=result)
 
 
 @dataclass(frozen=True)

@@ -169,6 +169,7 @@ class SolveRun:
         run.result.config.CopyFrom(config_message)
         run.result.reward_mode = description.reward_mode
         run.result.second_term = second_term(self.config)
+        run.result.partial_credit_rewards = description.facts.partial_credit_rewards
         return run
 
     async def stream(self) -> AsyncIterator[pb.SearchEvent]:

@@ -10,9 +10,11 @@ For each run, from its stored tree and its kept expansion calls
                own values (value, lm_score, visits) as plain columns
   preferences  pairs of sibling completions from one expansion: `prompt`,
                `chosen`, `rejected`, labelled by environment reward only: a
-               node's label is its `outcome`, and the sibling with the higher
-               label is chosen; siblings with no terminal state below them, or
-               with equal labels, make no pair (the model's value never does)
+               node's label is its `outcome` (the best reward of a terminal
+               state at or below it; where Step rewards are partial credit, of
+               any state), and the sibling with the higher label is chosen;
+               siblings with no label, or with equal labels, make no pair (the
+               model's value never does)
   unpaired     the same siblings one by one, for KTO: `prompt`, `completion`
                and a boolean `label`, true for a completion whose outcome is
                the best among its labelled siblings
@@ -70,6 +72,14 @@ def _score(value: float) -> float | None:
     return None if value < 0 else value
 
 
+def partial_credit(run: pb.Run) -> bool:
+    """The run's environment grades every step (its Step rewards are partial credit,
+    e.g. the share of visible tests a program passes). Runs stored before
+    RunResult.partial_credit_rewards existed say so by valuing with the step's
+    reward (second_term "reward"), which environments ask for only then."""
+    return run.result.partial_credit_rewards or run.result.second_term == "reward"
+
+
 @dataclass
 class RunTree:
     """One run's nodes with the relations the rows need."""
@@ -77,6 +87,7 @@ class RunTree:
     run: pb.Run
 
     def __post_init__(self) -> None:
+        self.partial_credit = partial_credit(self.run)
         self.nodes = {node.id: node for node in self.run.nodes}
         self.children: dict[str, list[pb.Node]] = {}
         for node in self.run.nodes:
@@ -86,11 +97,13 @@ class RunTree:
         self._outcomes: dict[str, float | None] = {}
 
     def outcome(self, node_id: str) -> float | None:
-        """The best environment reward of a terminal state at or below the node
-        (invalid actions aside); None when no terminal state was reached there."""
+        """The best environment reward at or below the node (invalid actions aside)
+        of a terminal state, or of any state where rewards are partial credit;
+        None when no such state was reached there."""
         if node_id not in self._outcomes:
             node = self.nodes[node_id]
-            found = [node.reward] if node.terminal and not node.invalid_action else []
+            graded = (node.terminal or self.partial_credit) and not node.invalid_action
+            found = [node.reward] if graded else []
             found += [value for child in self.children.get(node_id, [])
                       if (value := self.outcome(child.id)) is not None]
             self._outcomes[node_id] = max(found) if found else None

@@ -144,7 +144,7 @@ class Node(_message.Message):
     def __init__(self, id: _Optional[str] = ..., parent_id: _Optional[str] = ..., depth: _Optional[int] = ..., action: _Optional[str] = ..., observation: _Optional[str] = ..., reward: _Optional[float] = ..., terminal: _Optional[bool] = ..., invalid_action: _Optional[bool] = ..., visits: _Optional[int] = ..., value: _Optional[float] = ..., lm_score: _Optional[float] = ..., sc_score: _Optional[float] = ..., sample_count: _Optional[int] = ..., reflection: _Optional[str] = ..., answer_key: _Optional[str] = ..., repeats: _Optional[int] = ...) -> None: ...
 
 class RunResult(_message.Message):
-    __slots__ = ("status", "actions", "final_observation", "reward", "score", "scored", "usage", "iterations", "nodes_expanded", "nodes", "wall_seconds", "error", "reward_mode", "model", "config", "environment", "task_id", "stop_reason", "method", "model_seconds", "answer_node_id", "second_term", "value_parse_failures", "repeats_merged", "greedy_node_id", "answer_reason", "calls_by_kind")
+    __slots__ = ("status", "actions", "final_observation", "reward", "score", "scored", "usage", "iterations", "nodes_expanded", "nodes", "wall_seconds", "error", "reward_mode", "model", "config", "environment", "task_id", "stop_reason", "method", "model_seconds", "answer_node_id", "second_term", "value_parse_failures", "repeats_merged", "greedy_node_id", "answer_reason", "calls_by_kind", "partial_credit_rewards")
     class CallsByKindEntry(_message.Message):
         __slots__ = ("key", "value")
         KEY_FIELD_NUMBER: _ClassVar[int]
@@ -179,6 +179,7 @@ class RunResult(_message.Message):
     GREEDY_NODE_ID_FIELD_NUMBER: _ClassVar[int]
     ANSWER_REASON_FIELD_NUMBER: _ClassVar[int]
     CALLS_BY_KIND_FIELD_NUMBER: _ClassVar[int]
+    PARTIAL_CREDIT_REWARDS_FIELD_NUMBER: _ClassVar[int]
     status: RunStatus
     actions: _containers.RepeatedScalarFieldContainer[str]
     final_observation: str
@@ -206,7 +207,8 @@ class RunResult(_message.Message):
     greedy_node_id: str
     answer_reason: str
     calls_by_kind: _containers.ScalarMap[str, int]
-    def __init__(self, status: _Optional[_Union[RunStatus, str]] = ..., actions: _Optional[_Iterable[str]] = ..., final_observation: _Optional[str] = ..., reward: _Optional[float] = ..., score: _Optional[_Union[_environment_pb2.ScoreResponse, _Mapping]] = ..., scored: _Optional[bool] = ..., usage: _Optional[_Union[_llm_pb2.Usage, _Mapping]] = ..., iterations: _Optional[int] = ..., nodes_expanded: _Optional[int] = ..., nodes: _Optional[int] = ..., wall_seconds: _Optional[float] = ..., error: _Optional[str] = ..., reward_mode: _Optional[_Union[_environment_pb2.RewardMode, str]] = ..., model: _Optional[str] = ..., config: _Optional[_Union[SearchConfig, _Mapping]] = ..., environment: _Optional[str] = ..., task_id: _Optional[str] = ..., stop_reason: _Optional[str] = ..., method: _Optional[str] = ..., model_seconds: _Optional[float] = ..., answer_node_id: _Optional[str] = ..., second_term: _Optional[str] = ..., value_parse_failures: _Optional[int] = ..., repeats_merged: _Optional[int] = ..., greedy_node_id: _Optional[str] = ..., answer_reason: _Optional[str] = ..., calls_by_kind: _Optional[_Mapping[str, int]] = ...) -> None: ...
+    partial_credit_rewards: bool
+    def __init__(self, status: _Optional[_Union[RunStatus, str]] = ..., actions: _Optional[_Iterable[str]] = ..., final_observation: _Optional[str] = ..., reward: _Optional[float] = ..., score: _Optional[_Union[_environment_pb2.ScoreResponse, _Mapping]] = ..., scored: _Optional[bool] = ..., usage: _Optional[_Union[_llm_pb2.Usage, _Mapping]] = ..., iterations: _Optional[int] = ..., nodes_expanded: _Optional[int] = ..., nodes: _Optional[int] = ..., wall_seconds: _Optional[float] = ..., error: _Optional[str] = ..., reward_mode: _Optional[_Union[_environment_pb2.RewardMode, str]] = ..., model: _Optional[str] = ..., config: _Optional[_Union[SearchConfig, _Mapping]] = ..., environment: _Optional[str] = ..., task_id: _Optional[str] = ..., stop_reason: _Optional[str] = ..., method: _Optional[str] = ..., model_seconds: _Optional[float] = ..., answer_node_id: _Optional[str] = ..., second_term: _Optional[str] = ..., value_parse_failures: _Optional[int] = ..., repeats_merged: _Optional[int] = ..., greedy_node_id: _Optional[str] = ..., answer_reason: _Optional[str] = ..., calls_by_kind: _Optional[_Mapping[str, int]] = ..., partial_credit_rewards: _Optional[bool] = ...) -> None: ...
 
 class SearchEvent(_message.Message):
     __slots__ = ("run_id", "seq", "started", "iteration", "selected", "node_added", "node_evaluated", "reflection", "backpropagated", "terminal", "finished", "setup_started", "setup_finished")
