@@ -33,6 +33,7 @@ PAPER_DEFAULTS = dict(
     greedy_first=False, answer_rule="value", dedup=False, stop_class_size=1,
     agreement_weight=0.0, lazy_reflection=False, widening=0.0, greedy_gate=False,
     branching="uct", wider_prior=0.5, deeper_prior=0.5, prior_strength=1.0, tie_break=False,
+    prune_loops=False,
 )
 
 
@@ -74,7 +75,7 @@ def _requested(request: pb.SearchConfig) -> dict:
     for name in ("exploration_weight", "value_weight", "reflection", "simulate", "lm_value",
                  "greedy_first", "dedup", "agreement_weight", "lazy_reflection", "widening",
                  "greedy_gate", "wider_prior", "deeper_prior", "prior_strength", "tie_break",
-                 "refine_every_failure"):
+                 "refine_every_failure", "prune_loops"):
         if request.HasField(name):
             values[name] = getattr(request, name)
     return values
@@ -152,5 +153,5 @@ def to_proto(config: LatsConfig, request: pb.SearchConfig) -> pb.SearchConfig:
         greedy_gate=config.greedy_gate, branching=config.branching,
         wider_prior=config.wider_prior, deeper_prior=config.deeper_prior,
         prior_strength=config.prior_strength, tie_break=config.tie_break,
-        refine_every_failure=request.refine_every_failure,
+        refine_every_failure=request.refine_every_failure, prune_loops=config.prune_loops,
     )

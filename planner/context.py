@@ -194,7 +194,8 @@ class SearchContext:
         started = await self.env.start(task)
         self.renderer = PromptRenderer(self.pack, started.observation)
         self.renderer.validate()
-        self.root = Node(id="0", observation=started.observation, state=started.state, visits=1)
+        self.root = Node(id="0", observation=started.observation, state=started.state, visits=1,
+                         state_key=started.state_key)
         if started.info.fields:
             self.events.reset_info(started.info)
         self.events.started(started.task_id or task.task_id, started.observation)
@@ -222,13 +223,16 @@ class SearchContext:
 
     async def evaluate(self, child: Node, lm: bool = True) -> None:
         """Sets the child's value (and LM score) and counts it as its first visit: an
-        invalid action is worth 0 and a terminal state (outside honest mode) its
-        normalised reward; anything else is the evaluator's (planner.evaluation).
+        invalid action and a loop (prune_loops: `returns_to` set) are worth 0 and a
+        terminal state (outside honest mode) its normalised reward; anything else
+        is the evaluator's (planner.evaluation).
 
         With `lm` false (a sibling already succeeded, so the value cannot
         matter) the evaluator makes no model call."""
         if child.invalid_action:
             child.lm_score, child.value = 0.0, 0.0
+        elif child.returns_to is not None:          # a loop (prune_loops)
+            child.value = 0.0
         elif child.terminal and not self.honest:
             child.value = self.normalised(child.reward)
         else:
@@ -355,6 +359,7 @@ class SearchContext:
         await self.step_children(node, [c for c in children if not c.invalid_action], known)
         children, sample_nodes = self._merge_answer_repeats(children, sample_nodes)
         children, sample_nodes = self._merge_state_repeats(node, children, sample_nodes)
+        self._mark_loops(node, children)
         self._attach(node, children, sample_nodes, draw)
         solved = any(self.is_success(child) for child in children)
         await asyncio.gather(*(self.evaluate(child, lm=not solved) for child in children))
@@ -380,6 +385,18 @@ class SearchContext:
             self.config.temperature, self.pack.act_stop, self.pack.act_max_tokens)
         return [clean_action(t, self.pack.action_prefix_pattern) for t in texts]
 
+    def _mark_loops(self, node: Node, children: list[Node]) -> None:
+        """With prune_loops, a new child of `node` whose state key a node on its own
+        path has (the root's from Reset) returns to that node's state: `returns_to`.
+        Anything reachable from it is reachable from there, so it is valued 0
+        without a model call and never explored."""
+        if not self.config.prune_loops:
+            return
+        on_path = {n.state_key: n for n in node.path() if n.state_key}
+        for child in children:
+            if child.state_key and not (child.invalid_action or child.terminal):
+                child.returns_to = on_path.get(child.state_key)
+
     def _attach(self, node: Node, children: list[Node], sample_nodes: list[Node | None],
                 draw: int) -> None:
         """Adds the stepped `children` under `node` with their answer agreement among
@@ -398,10 +415,11 @@ class SearchContext:
 
     def _close_finished(self, node: Node, children: list[Node], unsent: list[Node]) -> None:
         """Marks what cannot be explored further: terminal children, children at the
-        depth limit and invalid ones; `node` itself when its draw added nothing
+        depth limit, invalid ones and loops; `node` itself when its draw added nothing
         (after MAX_DRAWS such draws with dedup, else at once)."""
         for child in children:
-            if child.terminal or child.depth >= self.config.max_depth or child in unsent:
+            if (child.terminal or child.depth >= self.config.max_depth or child in unsent
+                    or child.returns_to is not None):
                 mark_exhausted(child)
                 if child.terminal:
                     self.events.terminal(child)

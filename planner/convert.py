@@ -15,4 +15,5 @@ def node_message(node: Node) -> pb.Node:
         value=node.value, lm_score=node.lm_score, sc_score=node.sc_score,
         sample_count=node.sample_count, reflection=node.reflection,
         answer_key=node.answer_key, repeats=node.repeats,
+        returns_to=node.returns_to.id if node.returns_to else "",
     )

@@ -75,6 +75,7 @@ class Started:
     task_id: str
     state: EnvState
     info: struct_pb2.Struct = field(default_factory=struct_pb2.Struct)  # the Reset's info
+    state_key: str = ""      # the first state's key (ResetResponse.state_key)
 
 
 @dataclass(frozen=True)

@@ -64,7 +64,8 @@ class EnvironmentClient(Environment):
 
     async def start(self, task: TaskRef) -> Started:
         reply = await self.client.unary("Reset", task.reset_request())
-        return Started(reply.observation, reply.task_id, EnvState(reply.snapshot), reply.info)
+        return Started(reply.observation, reply.task_id, EnvState(reply.snapshot), reply.info,
+                       reply.state_key)
 
     async def transition(self, state: EnvState, actions: Sequence[str]) -> list[Stepped]:
         chunks = [actions[i:i + self.max_batch] for i in range(0, len(actions), self.max_batch)]

@@ -76,7 +76,8 @@ class EventPrinter:
 
     def _on_node_added(self, n: pb.Node, event) -> None:
         pad = "  " * n.depth
-        flag = " [invalid]" if n.invalid_action else ""
+        flag = (" [invalid]" if n.invalid_action else
+                f" [loop: back to {n.returns_to}]" if n.returns_to else "")
         self._line(f"{pad}+ {n.id} ×{n.sample_count} {_short(n.action, 70)!r} → "
                    f"{_short(n.observation, 60)}{flag}")
 

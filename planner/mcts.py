@@ -21,10 +21,12 @@ One iteration of the search:
      evaluator (planner.evaluation; by default V = lambda * LM + (1 - lambda)
      * SC), all children concurrently. A terminal child's value is its
      normalised reward; an action the environment rejected as invalid gets
-     V = 0 without a model call. With the LM value switched off (an
+     V = 0 without a model call, and so, with prune_loops, does a step that
+     returned to a state earlier on its path (equal state keys): a loop is
+     never explored, since the tree can branch from that state itself. With the LM value switched off (an
      ablation) the evaluator is SC alone and no call is made.
   4. Simulation: from the best new child, keep expanding and moving to the
-     highest-value child until a terminal state or the depth limit.
+     highest-value child until a terminal state, a loop or the depth limit.
   5. Backpropagation: the rollout's reward r (the normalised terminal reward,
      0 when the depth limit cut it off) updates N and V from the leaf to the root.
   6. Reflection: a failed rollout is reflected upon by the model; the
@@ -203,7 +205,7 @@ class _TreeSearch:
         node.virtual_loss += 1
         held.append(node)
         while (config.simulate and not node.terminal and node.depth < config.max_depth
-               and not self.solved):
+               and node.returns_to is None and not self.solved):
             children = await self._expand(node)
             if not children:
                 break

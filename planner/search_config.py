@@ -53,5 +53,7 @@ class LatsConfig:
     deeper_prior: float = 0.5               # adaptive: ... of a refinement (0 = never: best-of-n)
     prior_strength: float = 1.0             # adaptive: pseudo-observations in each prior
     tie_break: bool = False                 # agreement: the model judges close classes
+    prune_loops: bool = False               # a step back to a state on its path: value 0, not
+                                            # explored
     unrefined_failures: tuple[str, ...] = ()  # adaptive: failure kinds not refined (a fresh
                                             # sample instead): the environment's hint

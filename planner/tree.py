@@ -72,6 +72,7 @@ class Node:
     virtual_loss: int = 0        # selections in flight through this node (parallel MCTS)
     answer_key: str = ""         # the environment's identity of this result's answer
     state_key: str = ""          # ... of the state it leads to (siblings with one key merge)
+    returns_to: Node | None = None  # prune_loops: the node on its path whose state it is
     answer_facets: dict[str, str] = field(default_factory=dict)  # what the answer is made of
     failure_kind: str = ""       # the kind of failure the environment says this state shows
     agreement: float = 0.0       # share of its expansion's samples giving the same answer

@@ -79,6 +79,7 @@ class ResetOutcome:
     observation: str
     task_id: str
     info: Mapping[str, Any] = field(default_factory=dict)
+    state_key: str = ""     # the first state's key, as StepOutcome.state_key names states
 
 
 @dataclass(frozen=True)
@@ -95,9 +96,10 @@ class StepOutcome:
     that sets keys states `facts.answer_keys` in its description.
 
     `state_key` names the state the step leads to by what matters for the
-    rest of the episode (StepResult.state_key): equal keys from one state
-    mean the same state (a step's free-text thought is no part of it); ""
-    for none. The servicer sends a digest of the domain's name, version and
+    rest of the episode (StepResult.state_key): equal keys within one episode
+    mean the same state, whichever steps led there (a step's free-text
+    thought is no part of it); "" for none. ResetOutcome.state_key names the
+    first state the same way. The servicer sends a digest of the domain's name, version and
     this key, so keys are equal on every replica of one version and never
     equal across versions. A domain that sets them states `facts.state_keys`.
 

@@ -133,6 +133,7 @@ class EnvironmentServicer(environment_pb2_grpc.EnvironmentServicer):
             task_id=outcome.task_id,
             info=to_struct(outcome.info),
             snapshot=self._snapshot(first),
+            state_key=self._state_key(outcome.state_key),
         )
 
     @_rpc
@@ -272,9 +273,7 @@ class EnvironmentServicer(environment_pb2_grpc.EnvironmentServicer):
             info=to_struct(outcome.info),
             steps=after.steps,
             answer_key="" if outcome.invalid_action else checked_answer_key(outcome.answer_key),
-            state_key=("" if outcome.invalid_action or not outcome.state_key else
-                       answer_key("state", self.domain.name, self.domain.version,
-                                  outcome.state_key)),
+            state_key="" if outcome.invalid_action else self._state_key(outcome.state_key),
             answer_facets=[] if outcome.invalid_action or not outcome.answer_key else
             checked_facets(outcome.answer_facets),
             failure_kind="" if outcome.invalid_action else outcome.failure_kind[:MAX_KIND_CHARS],
@@ -296,6 +295,11 @@ class EnvironmentServicer(environment_pb2_grpc.EnvironmentServicer):
                 f"Reset options are {size} bytes in all (keys and values), more than "
                 f"max_option_bytes={self.max_option_bytes} (Describe.limits); the largest is "
                 f"{quoted(largest)}: send a shorter one")
+
+    def _state_key(self, key: str) -> str:
+        """The domain's state key as sent: a digest of its name, version and the key,
+        equal on every replica of one version and never across versions ("" stays "")."""
+        return answer_key("state", self.domain.name, self.domain.version, key) if key else ""
 
     def _snapshot(self, point: _Point) -> environment_pb2.Snapshot:
         """The snapshot a client gets for `point`: its signed blob, or its replay."""

@@ -118,7 +118,7 @@ class Game24Domain(Domain):
             "observation": observation,
         }
         info = {"numbers": [int(n) for n in numbers]}
-        return ResetOutcome(state, observation, task_id, info=info)
+        return ResetOutcome(state, observation, task_id, info=info, state_key=_state_key(state))
 
     def step(self, state: State, action: str) -> StepOutcome:
         inputs = [parse_number(n) for n in state["numbers"]]

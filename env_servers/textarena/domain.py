@@ -136,7 +136,8 @@ class TextArenaDomain(Domain):
         state = {"seed": game_seed, "moves": [], "observation": observation, "done": False,
                  "reward": 0.0, "reason": ""}
         return ResetOutcome(state, observation, str(task),
-                            info={"game": self.spec.game_id, "seed": game_seed})
+                            info={"game": self.spec.game_id, "seed": game_seed},
+                            state_key=json.dumps([game_seed, []]))
 
     def step(self, state: State, action: str) -> StepOutcome:
         move = self.engine.play(state["seed"], state["moves"], action)

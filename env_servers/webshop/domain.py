@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Mapping
+from typing import Any
 
 from lats_pb import environment_pb2
 from lats_runtime.quoting import quoted_list
@@ -138,15 +139,15 @@ class WebShopDomain(Domain):
         except UnknownTask as error:
             raise TaskNotFound(str(error)) from None
         return ResetOutcome(state, state["observation"], task,
-                            info={"instruction": state["goal"]["instruction_text"]})
+                            info={"instruction": state["goal"]["instruction_text"]},
+                            state_key=_state_key(state, done=False, purchase=None))
 
     def step(self, state: State, action: str) -> StepOutcome:
         result = self._checked(self.shop.step, state, action)
         purchase = result.state.get("purchase") if result.done else None
         key = (answer_key("webshop", purchase["asin"], sorted(purchase["options"].items()))
                if purchase else "")
-        state_key = ("" if result.invalid else
-                     answer_key("webshop", result.state["view"], result.done, purchase))
+        state_key = "" if result.invalid else _state_key(result.state, result.done, purchase)
         return StepOutcome(result.state, result.observation, reward=result.reward,
                            terminated=result.done, invalid_action=result.invalid,
                            info=result.info, answer_key=key, state_key=state_key)
@@ -172,3 +173,9 @@ class WebShopDomain(Domain):
             return function(*args)
         except ForeignState as error:
             raise InvalidRequest(str(error)) from None
+
+
+def _state_key(state: State, done: bool, purchase: Mapping[str, Any] | None) -> str:
+    """What the rest of an episode depends on: the page in view (its kind, query,
+    result page, product and chosen options) and whether and what it bought."""
+    return answer_key("webshop", state["view"], done, purchase)

@@ -121,7 +121,8 @@ class _HotpotDomain(Domain):
         state.update(question=question.question, observation=question.question)
         info = {"corpus": self.corpus.name, "reward_mode": self.settings.reward_mode,
                 "type": question.type, "level": question.level, "qid": question.qid}
-        return ResetOutcome(state, question.question, state["task_id"], info=info)
+        return ResetOutcome(state, question.question, state["task_id"], info=info,
+                            state_key=state_key(state))
 
     def observation_of(self, state: State) -> str:
         return state["observation"]

@@ -1,4 +1,5 @@
-"""Answer and state keys (StepResult.answer_key, state_key): stated, well-formed, reproducible;
+"""Answer and state keys (StepResult.answer_key, state_key, and Reset's state_key): stated,
+well-formed, reproducible;
 failure kinds (StepResult.failure_kind): short words, none for an invalid action.
 
 A server that states facts.answer_keys names the answer each step gives by a
@@ -96,3 +97,20 @@ def test_failure_kinds_are_short_words_and_never_for_an_invalid_action(
     step = episodes.step_one(first_snapshot, garbage_actions(1, seed=7)[0])
     if step.invalid_action:
         assert step.failure_kind == "", "an invalid action shows no failure kind: send \"\""
+
+
+def test_the_first_state_key_is_well_formed_and_reproducible(episodes, describe, task_id):
+    """ResetResponse.state_key names the first state as step results name theirs."""
+    first, again = episodes.reset(task_id), episodes.reset(task_id)
+    if not describe.facts.state_keys:
+        assert first.state_key == "", (
+            "Reset carries a state_key but Describe does not state facts.state_keys; "
+            "state it, or send no keys")
+        return
+    key = first.state_key
+    assert len(key) <= MAX_KEY_CHARS and key.isascii() and key.isprintable(), (
+        f"Reset's state_key must be at most {MAX_KEY_CHARS} printable ASCII characters, "
+        f"got {key[:40]!r}")
+    assert again.state_key == key, (
+        "two Resets of one task gave different state_keys; a key must not depend on time, "
+        "randomness or the process")

@@ -55,6 +55,7 @@ OPTION_FIELDS = {
     "prior_weight": ("prior_strength", float),
     "tiebreak": ("tie_break", _flag),
     "refine_all": ("refine_every_failure", _flag),
+    "loops": ("prune_loops", _flag),
 }
 
 

@@ -3,8 +3,8 @@
 Each node shows its id, how many of the n samples proposed it, its action,
 N and V with V's parts (the LM score and the second term, named as the run
 used it), the reward of the step into it and markers: ★ on the reported
-answer's path, ■ terminal, ✓ success, ✗ invalid action, ✎ a reflection
-made there. Observations follow on the next line, cut to one line unless
+answer's path, ■ terminal, ✓ success, ✗ invalid action, ↺ a loop back to
+an earlier node's state (prune_loops), ✎ a reflection made there. Observations follow on the next line, cut to one line unless
 `full`.
 """
 
@@ -86,6 +86,8 @@ def _node_label(node: pb.Node, run: pb.Run, on_path: bool, reflected: bool,
         label.append(" ✓", style="bold green")
     if node.invalid_action:
         label.append(" ✗ invalid", style="red")
+    if node.returns_to:
+        label.append(f" ↺ back to {node.returns_to}", style="red")
     if reflected:
         label.append(" ✎", style="yellow")
     if node.observation and node.depth:

@@ -132,3 +132,15 @@ def test_in_honest_mode_buying_earns_and_shows_nothing_and_score_judges(store):
     oracle = WebShopDomain()
     assert judged.score > 0 and judged.score == oracle.shop.purchase_reward(state).total
     assert f"the target was {target}" in judged.details
+
+
+def test_going_back_to_search_names_the_first_state_again(domain):
+    """The start page's key (Reset's) is the key of every return to it, whatever the
+    path, so a planner can see that a step went back to the start (prune_loops)."""
+    started = domain.reset("fixed_0", 0, {})
+    searched = domain.step(started.state, "search[blue shirt]")
+    back = domain.step(searched.state, "click[Back to Search]")
+    assert not back.invalid_action and started.state_key
+    assert back.state_key == started.state_key != searched.state_key
+    again = domain.step(back.state, "search[blue shirt]")
+    assert again.state_key == searched.state_key, "the same search from the start page"

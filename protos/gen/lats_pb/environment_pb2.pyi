@@ -282,16 +282,18 @@ class ResetRequest(_message.Message):
     def __init__(self, task_id: _Optional[str] = ..., inline_task: _Optional[_Union[_struct_pb2.Struct, _Mapping]] = ..., seed: _Optional[int] = ..., options: _Optional[_Mapping[str, str]] = ...) -> None: ...
 
 class ResetResponse(_message.Message):
-    __slots__ = ("observation", "task_id", "info", "snapshot")
+    __slots__ = ("observation", "task_id", "info", "snapshot", "state_key")
     OBSERVATION_FIELD_NUMBER: _ClassVar[int]
     TASK_ID_FIELD_NUMBER: _ClassVar[int]
     INFO_FIELD_NUMBER: _ClassVar[int]
     SNAPSHOT_FIELD_NUMBER: _ClassVar[int]
+    STATE_KEY_FIELD_NUMBER: _ClassVar[int]
     observation: str
     task_id: str
     info: _struct_pb2.Struct
     snapshot: Snapshot
-    def __init__(self, observation: _Optional[str] = ..., task_id: _Optional[str] = ..., info: _Optional[_Union[_struct_pb2.Struct, _Mapping]] = ..., snapshot: _Optional[_Union[Snapshot, _Mapping]] = ...) -> None: ...
+    state_key: str
+    def __init__(self, observation: _Optional[str] = ..., task_id: _Optional[str] = ..., info: _Optional[_Union[_struct_pb2.Struct, _Mapping]] = ..., snapshot: _Optional[_Union[Snapshot, _Mapping]] = ..., state_key: _Optional[str] = ...) -> None: ...
 
 class StepRequest(_message.Message):
     __slots__ = ("snapshot", "actions")

@@ -28,7 +28,7 @@ RUN_STATUS_INTERRUPTED: RunStatus
 RUN_STATUS_CANCELLED: RunStatus
 
 class SearchConfig(_message.Message):
-    __slots__ = ("method", "n_samples", "iterations", "max_depth", "exploration_weight", "value_weight", "reflection", "simulate", "temperature", "seed", "model", "max_reflections", "budget", "value_samples", "lm_value", "fallback_env_address", "parallel", "greedy_first", "answer_rule", "dedup", "stop_class_size", "agreement_weight", "lazy_reflection", "widening", "greedy_gate", "branching", "wider_prior", "deeper_prior", "prior_strength", "tie_break", "refine_every_failure")
+    __slots__ = ("method", "n_samples", "iterations", "max_depth", "exploration_weight", "value_weight", "reflection", "simulate", "temperature", "seed", "model", "max_reflections", "budget", "value_samples", "lm_value", "fallback_env_address", "parallel", "greedy_first", "answer_rule", "dedup", "stop_class_size", "agreement_weight", "lazy_reflection", "widening", "greedy_gate", "branching", "wider_prior", "deeper_prior", "prior_strength", "tie_break", "refine_every_failure", "prune_loops")
     METHOD_FIELD_NUMBER: _ClassVar[int]
     N_SAMPLES_FIELD_NUMBER: _ClassVar[int]
     ITERATIONS_FIELD_NUMBER: _ClassVar[int]
@@ -60,6 +60,7 @@ class SearchConfig(_message.Message):
     PRIOR_STRENGTH_FIELD_NUMBER: _ClassVar[int]
     TIE_BREAK_FIELD_NUMBER: _ClassVar[int]
     REFINE_EVERY_FAILURE_FIELD_NUMBER: _ClassVar[int]
+    PRUNE_LOOPS_FIELD_NUMBER: _ClassVar[int]
     method: str
     n_samples: int
     iterations: int
@@ -91,7 +92,8 @@ class SearchConfig(_message.Message):
     prior_strength: float
     tie_break: bool
     refine_every_failure: bool
-    def __init__(self, method: _Optional[str] = ..., n_samples: _Optional[int] = ..., iterations: _Optional[int] = ..., max_depth: _Optional[int] = ..., exploration_weight: _Optional[float] = ..., value_weight: _Optional[float] = ..., reflection: _Optional[bool] = ..., simulate: _Optional[bool] = ..., temperature: _Optional[float] = ..., seed: _Optional[int] = ..., model: _Optional[str] = ..., max_reflections: _Optional[int] = ..., budget: _Optional[_Union[_llm_pb2.Budget, _Mapping]] = ..., value_samples: _Optional[int] = ..., lm_value: _Optional[bool] = ..., fallback_env_address: _Optional[str] = ..., parallel: _Optional[int] = ..., greedy_first: _Optional[bool] = ..., answer_rule: _Optional[str] = ..., dedup: _Optional[bool] = ..., stop_class_size: _Optional[int] = ..., agreement_weight: _Optional[float] = ..., lazy_reflection: _Optional[bool] = ..., widening: _Optional[float] = ..., greedy_gate: _Optional[bool] = ..., branching: _Optional[str] = ..., wider_prior: _Optional[float] = ..., deeper_prior: _Optional[float] = ..., prior_strength: _Optional[float] = ..., tie_break: _Optional[bool] = ..., refine_every_failure: _Optional[bool] = ...) -> None: ...
+    prune_loops: bool
+    def __init__(self, method: _Optional[str] = ..., n_samples: _Optional[int] = ..., iterations: _Optional[int] = ..., max_depth: _Optional[int] = ..., exploration_weight: _Optional[float] = ..., value_weight: _Optional[float] = ..., reflection: _Optional[bool] = ..., simulate: _Optional[bool] = ..., temperature: _Optional[float] = ..., seed: _Optional[int] = ..., model: _Optional[str] = ..., max_reflections: _Optional[int] = ..., budget: _Optional[_Union[_llm_pb2.Budget, _Mapping]] = ..., value_samples: _Optional[int] = ..., lm_value: _Optional[bool] = ..., fallback_env_address: _Optional[str] = ..., parallel: _Optional[int] = ..., greedy_first: _Optional[bool] = ..., answer_rule: _Optional[str] = ..., dedup: _Optional[bool] = ..., stop_class_size: _Optional[int] = ..., agreement_weight: _Optional[float] = ..., lazy_reflection: _Optional[bool] = ..., widening: _Optional[float] = ..., greedy_gate: _Optional[bool] = ..., branching: _Optional[str] = ..., wider_prior: _Optional[float] = ..., deeper_prior: _Optional[float] = ..., prior_strength: _Optional[float] = ..., tie_break: _Optional[bool] = ..., refine_every_failure: _Optional[bool] = ..., prune_loops: _Optional[bool] = ...) -> None: ...
 
 class SolveRequest(_message.Message):
     __slots__ = ("env_address", "task_id", "inline_task", "config", "run_id")
@@ -108,7 +110,7 @@ class SolveRequest(_message.Message):
     def __init__(self, env_address: _Optional[str] = ..., task_id: _Optional[str] = ..., inline_task: _Optional[_Union[_struct_pb2.Struct, _Mapping]] = ..., config: _Optional[_Union[SearchConfig, _Mapping]] = ..., run_id: _Optional[str] = ...) -> None: ...
 
 class Node(_message.Message):
-    __slots__ = ("id", "parent_id", "depth", "action", "observation", "reward", "terminal", "invalid_action", "visits", "value", "lm_score", "sc_score", "sample_count", "reflection", "answer_key", "repeats")
+    __slots__ = ("id", "parent_id", "depth", "action", "observation", "reward", "terminal", "invalid_action", "visits", "value", "lm_score", "sc_score", "sample_count", "reflection", "answer_key", "repeats", "returns_to")
     ID_FIELD_NUMBER: _ClassVar[int]
     PARENT_ID_FIELD_NUMBER: _ClassVar[int]
     DEPTH_FIELD_NUMBER: _ClassVar[int]
@@ -125,6 +127,7 @@ class Node(_message.Message):
     REFLECTION_FIELD_NUMBER: _ClassVar[int]
     ANSWER_KEY_FIELD_NUMBER: _ClassVar[int]
     REPEATS_FIELD_NUMBER: _ClassVar[int]
+    RETURNS_TO_FIELD_NUMBER: _ClassVar[int]
     id: str
     parent_id: str
     depth: int
@@ -141,7 +144,8 @@ class Node(_message.Message):
     reflection: str
     answer_key: str
     repeats: int
-    def __init__(self, id: _Optional[str] = ..., parent_id: _Optional[str] = ..., depth: _Optional[int] = ..., action: _Optional[str] = ..., observation: _Optional[str] = ..., reward: _Optional[float] = ..., terminal: _Optional[bool] = ..., invalid_action: _Optional[bool] = ..., visits: _Optional[int] = ..., value: _Optional[float] = ..., lm_score: _Optional[float] = ..., sc_score: _Optional[float] = ..., sample_count: _Optional[int] = ..., reflection: _Optional[str] = ..., answer_key: _Optional[str] = ..., repeats: _Optional[int] = ...) -> None: ...
+    returns_to: str
+    def __init__(self, id: _Optional[str] = ..., parent_id: _Optional[str] = ..., depth: _Optional[int] = ..., action: _Optional[str] = ..., observation: _Optional[str] = ..., reward: _Optional[float] = ..., terminal: _Optional[bool] = ..., invalid_action: _Optional[bool] = ..., visits: _Optional[int] = ..., value: _Optional[float] = ..., lm_score: _Optional[float] = ..., sc_score: _Optional[float] = ..., sample_count: _Optional[int] = ..., reflection: _Optional[str] = ..., answer_key: _Optional[str] = ..., repeats: _Optional[int] = ..., returns_to: _Optional[str] = ...) -> None: ...
 
 class RunResult(_message.Message):
     __slots__ = ("status", "actions", "final_observation", "reward", "score", "scored", "usage", "iterations", "nodes_expanded", "nodes", "wall_seconds", "error", "reward_mode", "model", "config", "environment", "task_id", "stop_reason", "method", "model_seconds", "answer_node_id", "second_term", "value_parse_failures", "repeats_merged", "greedy_node_id", "answer_reason", "calls_by_kind", "partial_credit_rewards")
