@@ -23,8 +23,9 @@ One iteration of the search:
      normalised reward; an action the environment rejected as invalid gets
      V = 0 without a model call, and so, with prune_loops, does a step that
      returned to a state earlier on its path (equal state keys): a loop is
-     never explored, since the tree can branch from that state itself. With the LM value switched off (an
-     ablation) the evaluator is SC alone and no call is made.
+     never explored, since the tree can branch from that state itself. With
+     the LM value switched off (an ablation) the evaluator is SC alone and no
+     call is made.
   4. Simulation: from the best new child, keep expanding and moving to the
      highest-value child until a terminal state, a loop or the depth limit.
   5. Backpropagation: the rollout's reward r (the normalised terminal reward,
