@@ -386,15 +386,18 @@ class SearchContext:
         return [clean_action(t, self.pack.action_prefix_pattern) for t in texts]
 
     def _mark_loops(self, node: Node, children: list[Node]) -> None:
-        """With prune_loops, a new child of `node` whose state key a node on its own
-        path has (the root's from Reset) returns to that node's state: `returns_to`.
-        Anything reachable from it is reachable from there, so it is valued 0
-        without a model call and never explored."""
+        """With prune_loops, a new child of `node` that left a state and came back to
+        it (its state key is that of a node on its path, the root's from Reset, but
+        not `node`'s own) returns to that node's state: `returns_to`. Anything
+        reachable from it is reachable from there, so it is valued 0 without a
+        model call and never explored. A step that stays (the same key as `node`:
+        a thought, which changes the trajectory but not the environment) is none."""
         if not self.config.prune_loops:
             return
         on_path = {n.state_key: n for n in node.path() if n.state_key}
         for child in children:
-            if child.state_key and not (child.invalid_action or child.terminal):
+            if (child.state_key and child.state_key != node.state_key
+                    and not (child.invalid_action or child.terminal)):
                 child.returns_to = on_path.get(child.state_key)
 
     def _attach(self, node: Node, children: list[Node], sample_nodes: list[Node | None],

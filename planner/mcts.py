@@ -22,7 +22,7 @@ One iteration of the search:
      * SC), all children concurrently. A terminal child's value is its
      normalised reward; an action the environment rejected as invalid gets
      V = 0 without a model call, and so, with prune_loops, does a step that
-     returned to a state earlier on its path (equal state keys): a loop is
+     returned to a state its path had left (equal state keys): a loop is
      never explored, since the tree can branch from that state itself. With
      the LM value switched off (an ablation) the evaluator is SC alone and no
      call is made.

@@ -1,6 +1,7 @@
-"""prune_loops: a step back to a state on its own path (equal state keys, the root's
-from Reset) is a loop. It is valued 0 without a model call, never expanded, and a
-rollout stops there; without the switch it is an ordinary child."""
+"""prune_loops: a step back to a state its path had left (equal state keys, the
+root's from Reset) is a loop. It is valued 0 without a model call, never expanded,
+and a rollout stops there; a step that stays (a thought: WebShop's think[...]
+answers "OK." on the same page) is no loop; without the switch nothing is."""
 
 from __future__ import annotations
 
@@ -72,42 +73,57 @@ def by_action(node):
 
 @pytest.mark.parametrize("method", ["lats", "lats_paper"])
 def test_a_step_back_to_the_start_is_a_loop_valued_0_without_a_call(method):
-    model = proposing({"": ["a|A", "b|start", "c|B"]})
-    found, _, _ = run_method(method, PageEnv(), model, n_samples=3, iterations=1,
-                             prune_loops=True)
-    children = by_action(found.root)
+    model = proposing({"": ["a|A"], "[a|A]": ["b|start", "c|B", "d|C"]})
+    found, _, _ = run_method(method, PageEnv(simulate=True), model, n_samples=3,
+                             iterations=1, prune_loops=True)
+    a = by_action(found.root)["a|A"]
+    children = by_action(a)
     loop = children["b|start"]
     assert loop.returns_to is found.root and loop.value == 0.0 and loop.exhausted
-    assert children["a|A"].returns_to is None and children["c|B"].returns_to is None
-    assert model.purposes().count("value") == 2, "the loop gets no value call"
-    assert not any(traj(p).startswith("[b|start]") for p in model.prompts("act")), \
+    assert children["c|B"].returns_to is None and children["d|C"].returns_to is None
+    valued = [traj(p) for p in model.prompts("value")]
+    assert not any(t.startswith("[a|A][b|start]") for t in valued), "no value call for it"
+    assert any(t.startswith("[a|A][c|B]") for t in valued)
+    assert not any(traj(p).startswith("[a|A][b|start]") for p in model.prompts("act")), \
         "a loop is never expanded"
 
 
-def test_a_step_back_to_an_ancestor_or_in_place_is_a_loop_and_ends_the_rollout():
-    model = proposing({"": ["a|A"], "[a|A]": ["x|start", "y|A"]})
+def test_a_step_back_to_an_ancestor_is_a_loop_and_ends_the_rollout():
+    model = proposing({"": ["a|A"], "[a|A]": ["x|start", "y|B"], "[a|A][y|B]": ["z|A"]})
     found, _, _ = run_method("lats_paper", PageEnv(simulate=True), model, n_samples=2,
                              iterations=1, prune_loops=True)
     a = by_action(found.root)["a|A"]
     assert {child.action: child.returns_to for child in a.children} == {
-        "x|start": found.root, "y|A": a}
-    assert all(child.exhausted for child in a.children)
-    assert not any(traj(p).startswith("[a|A][x|start]") or traj(p).startswith("[a|A][y|A]")
+        "x|start": found.root, "y|B": None}
+    back = by_action(by_action(a)["y|B"])["z|A"]
+    assert back.returns_to is a and back.exhausted and back.value == 0.0
+    assert not any(traj(p).startswith("[a|A][x|start]") or traj(p).startswith("[a|A][y|B][z|A]")
                    for p in model.prompts("act")), "the rollout stopped at the loops"
 
 
+def test_a_step_that_stays_in_its_state_is_no_loop():
+    model = proposing({"": ["a|A"], "[a|A]": ["think|A"], "[a|A][think|A]": ["more|A"]})
+    found, _, _ = run_method("lats_paper", PageEnv(simulate=True), model, n_samples=1,
+                             iterations=1, prune_loops=True)
+    thought = by_action(by_action(found.root)["a|A"])["think|A"]
+    more = by_action(thought)["more|A"]
+    assert thought.returns_to is None and more.returns_to is None, "staying is no loop"
+    assert by_action(more)["go|win"].terminal, "the rollout went on through them"
+
+
 def test_a_search_whose_every_branch_loops_ends_exhausted():
-    model = proposing({"": ["a|start", "b|start"]})
-    found, outcome, _ = run_method("lats_paper", PageEnv(), model, n_samples=2,
+    model = proposing({"": ["a|A"], "[a|A]": ["b|start", "c|start"]})
+    found, outcome, _ = run_method("lats_paper", PageEnv(simulate=True), model, n_samples=2,
                                    iterations=5, prune_loops=True)
-    assert [c.returns_to for c in found.root.children] == [found.root, found.root]
+    a = by_action(found.root)["a|A"]
+    assert [c.returns_to for c in a.children] == [found.root, found.root]
     assert found.root.exhausted and "exhausted" in outcome.reason
-    assert model.purposes().count("act") == 1
+    assert model.purposes().count("act") == 2
 
 
 def test_without_the_switch_a_step_back_is_an_ordinary_child():
-    model = proposing({"": ["a|A", "b|start", "c|B"]})
-    found, _, _ = run_method("lats_paper", PageEnv(), model, n_samples=3, iterations=1)
-    loop = by_action(found.root)["b|start"]
-    assert loop.returns_to is None and loop.value > 0 and not loop.exhausted
-    assert model.purposes().count("value") == 3
+    model = proposing({"": ["a|A"], "[a|A]": ["b|start", "c|B", "d|C"]})
+    found, _, _ = run_method("lats_paper", PageEnv(), model, n_samples=3, iterations=2)
+    back = by_action(by_action(found.root)["a|A"])["b|start"]
+    assert back.returns_to is None and back.value > 0 and not back.exhausted
+    assert any(traj(p).startswith("[a|A][b|start]") for p in model.prompts("value"))
