@@ -4,9 +4,13 @@ Inside: new user/pid/net/ipc/uts/cgroup namespaces (and no nested user
 namespaces, which would hand the program capabilities), the worker as PID 1, the
 host's /usr read-only (with the merged-/usr symlinks), a fresh /proc and minimal
 /dev, a size-capped private tmpfs at /tmp (the work dir lives there), a small
-tmpfs /dev/shm, the IPC namespace's mqueue filesystem at /dev/mqueue,
-everything else read-only, no /etc, /root or /home, a cleared
-environment. bwrap itself runs as an unprivileged per-slot uid when the host is
+tmpfs /dev/shm, everything else read-only, no /etc, /root or /home, a
+cleared environment. Each run gets IPC, network and mount namespaces of its
+own, with fresh tmpfs mounts on /tmp and /dev/shm, made by its judge
+(worker/run_namespaces.py): the supervisor keeps CAP_SYS_ADMIN in the
+sandbox's user namespace for that, and no mqueue filesystem is mounted (a
+mount of the worker's namespace would be a path from every run's namespace
+into one they all share). bwrap itself runs as an unprivileged per-slot uid when the host is
 root (root inside would be real root), dies with its parent, and starts a new
 session (no terminal injection). As root, each slot also gets its own cgroup
 (cgroups.py): one memory and pids cap over all its processes, set per run; and
@@ -32,11 +36,17 @@ from env_servers.sandbox.channel import (
     worker_command,
 )
 from env_servers.sandbox.uids import allocate_uid, running_as_root
-from env_servers.sandbox.userns import CANDIDATE_UID, MAPPED_UIDS, capability_arguments, helper_argv, map_and_release
+from env_servers.sandbox.userns import (
+    CANDIDATE_UID,
+    MAPPED_UIDS,
+    RUN_NAMESPACE_CAPABILITY,
+    capability_arguments,
+    helper_argv,
+    map_and_release,
+)
 from env_servers.sandbox.worker_script import SPLIT, WorkerDesign
 
 WORK_DIR = "/tmp/work"
-MQUEUE_DIR = "/dev/mqueue"
 SANDBOX_ENV = {
     "PATH": "/usr/local/bin:/usr/bin:/bin",
     "HOME": WORK_DIR,
@@ -103,15 +113,27 @@ class BwrapLauncher(Launcher):
         first = self.slot_uid(slot)
         return [] if first is None else list(range(first, first + self.uids_per_slot))
 
+    @property
+    def run_namespaces(self) -> bool:
+        """True when each run gets namespaces of its own (IPC, network, mount): a design that makes them, with the filter.
+
+        The insecure control (the shared design) gets none, nor the capability it takes.
+        """
+        return self.design.run_namespaces and self.design.verdict_isolated and self.design.seccomp
+
     def argv(self) -> list[str]:
         environment = [arg for key, value in SANDBOX_ENV.items() for arg in ("--setenv", key, value)]
+        extra = (RUN_NAMESPACE_CAPABILITY,) if self.run_namespaces else ()
         if self.candidate_uid_apart:  # in the helper's user namespace: bwrap makes every other namespace
             namespaces = ["--unshare-pid", "--unshare-net", "--unshare-ipc", "--unshare-uts", "--unshare-cgroup"]
-            namespaces += capability_arguments()
+            namespaces += capability_arguments(extra)
             shared_dirs, worker = "01777", ["--candidate-uid", str(CANDIDATE_UID)]
-        else:  # bwrap's own one-uid user namespace
+        else:  # bwrap's own one-uid user namespace (its process holds no capability unless added)
             namespaces = ["--unshare-all", "--unshare-user", "--disable-userns"]
+            namespaces += [arg for cap in extra for arg in ("--cap-add", cap)]
             shared_dirs, worker = "0700", []
+        if self.run_namespaces:
+            worker = worker + ["--run-namespaces"]
         argv = [
             self.bwrap,
             *namespaces,
@@ -127,7 +149,6 @@ class BwrapLauncher(Launcher):
             "--proc", "/proc",
             "--dev", "/dev",
             "--size", str(self.shm_bytes), "--perms", "01777" if self.candidate_uid_apart else "0755", "--tmpfs", "/dev/shm",
-            "--mqueue", MQUEUE_DIR,  # the IPC namespace's POSIX queues, listed by the pristine checks
             "--remount-ro", "/dev",
             "--size", str(self.tmp_bytes), "--perms", shared_dirs, "--tmpfs", "/tmp",
             "--remount-ro", "/",

@@ -2,9 +2,12 @@
 
 Standard library only: part of the sandbox worker's script (see
 worker_script.py). A run's processes die before its reply, but IPC objects
-outlive them in the worker's namespace, and so does the counter each System
-V kind draws its ids from (the next object's id tells whether any was made
-since). `remove_leftovers` removes every object, whoever owns it; `IdCounter`
+outlive them in the namespace they were made in, and so does the counter
+each System V kind draws its ids from (the next object's id tells whether any
+was made since). Where runs have IPC namespaces of their own (bwrap), that
+namespace dies with the run and these are second lines; elsewhere (docker)
+they are the only line. `remove_leftovers` removes every object, whoever owns
+it; `sysv_in_use` counts the objects of every kind that exist; `IdCounter`
 learns where a kind's counter stands, so pristine.Baseline can tell by one
 probe whether a run made any.
 """
@@ -18,6 +21,10 @@ IPC_PRIVATE, IPC_RMID = 0, 0
 SYSV_KINDS = ("shm", "msg", "sem")
 SEQ_MULTIPLIERS = (1 << 15, 1 << 24)  # IPCMNI, and IPCMNI with the ipcmni_extend boot option
 MIN_ID_CYCLE = 64  # ipc_min_cycle: ids cycle through this many slots while none is in use
+MSG_INFO, SHM_INFO, SEM_INFO = 12, 14, 19
+# Where each kind's *_INFO answer holds the number of its objects in use: msginfo.msgpool,
+# shm_info.used_ids, seminfo.semusz (ints; offsets in bytes).
+IN_USE_OFFSETS = {"msg": 0, "shm": 0, "sem": 7 * 4}
 
 _LIBC = _ctypes.CDLL(None, use_errno=True)
 _SHMGET, _SHMCTL = _LIBC.shmget, _LIBC.shmctl  # looked up once: forks then find them made
@@ -51,6 +58,28 @@ def sysv_ids(kind):
         if len(fields) > 1 and fields[1].isdigit():
             ids.append(int(fields[1]))
     return ids
+
+
+def sysv_in_use():
+    """How many System V objects of any kind, of any owner, exist in this IPC namespace (-1: unknown).
+
+    The kernel's own count (msgctl MSG_INFO, shmctl SHM_INFO, semctl
+    SEM_INFO): three syscalls, no listing to parse, no permission needed, and
+    no id counter it depends on.
+    """
+    total = 0
+    for kind in SYSV_KINDS:
+        answer = _ctypes.create_string_buffer(128)
+        if kind == "msg":
+            status = _MSGCTL(0, MSG_INFO, answer)
+        elif kind == "shm":
+            status = _SHMCTL(0, SHM_INFO, answer)
+        else:
+            status = _SEMCTL(0, 0, SEM_INFO, answer)
+        if status < 0:
+            return -1
+        total += int.from_bytes(answer.raw[IN_USE_OFFSETS[kind] : IN_USE_OFFSETS[kind] + 4], "little", signed=True)
+    return total
 
 
 def _remove_sysv(kind, ident):

@@ -9,20 +9,34 @@ a queue) or through a counter it moved (the inode number of a new file, the
 id of a new System V object, the pid of a new process):
 
   files, directories, their metadata   /tmp (the work dir in it), /dev/shm: a tmpfs each
-  POSIX message queues                 their filesystem, mounted at /dev/mqueue
   System V shm, queues, semaphores     the IPC namespace
+  POSIX message queues                 the same; docker lists its own at /dev/mqueue
   processes and threads                the pid namespace (ns_last_pid)
+
+Where runs have namespaces of their own (--run-namespaces, bwrap: see
+worker/run_namespaces.py), the first three rows, and abstract unix sockets, are closed by
+construction: the judge gives the run its own IPC, network and mount
+namespaces (fresh tmpfs mounts)
+before any process of the run exists, and the kernel frees them, with every
+object, file and counter in them, when the run's last process is gone. There
+the Baseline watches no directory and counts no System V object or unix
+socket (each would be the run's own, about to go): it checks processes only. Elsewhere (docker)
+the run shares the worker's namespaces and every check below is the only line.
 
 `Baseline` is taken once, when the worker is pristine: each watched
 directory's full stat (ctime changes with any entry made or removed below it,
-xattrs or modes set on it; atime with any listing, once primed), the System V
-id counters (ipc_objects.IdCounter: a probe object of each kind, made and
-removed; the next one's id tells whether any was made since) and the last pid. After a run, `traces`
-compares; a run with any trace gets a fresh worker (the caller's job), after
-`ipc_objects.remove_leftovers` has removed what it can as a second line. Network counters
-and keyrings are out of reach (the seccomp filter allows AF_UNIX sockets
-only and denies the keyring calls); abstract sockets, timers and locks die with
-the processes holding them.
+xattrs or modes set on it; atime with any listing, once primed; an unnamed
+O_TMPFILE inode, which changes no directory, is refused by the seccomp
+filter), the number of System V objects in use (the kernel's own count:
+no id counter can fool it), the number of unix sockets in the network
+namespace (see unix_sockets), and, without run namespaces, the System V id
+counters (ipc_objects.IdCounter: a probe object of each kind, made and
+removed; the next one's id tells whether any was made since, kept or not)
+and the last pid. After a run, `traces` compares; a run with any trace gets a
+fresh worker (the caller's job), after `ipc_objects.remove_leftovers` has
+removed what it can as a second line. Network counters and keyrings are out
+of reach (the seccomp filter allows AF_UNIX sockets only and denies the
+keyring calls); timers and locks die with the processes holding them.
 
 `wipe` empties a directory of any depth without recursion, restoring the
 permissions a run removed, and reports whether it managed.
@@ -31,9 +45,10 @@ permissions a run removed, and reports whether it managed.
 import os as _os
 import stat as _stat
 
-from env_servers.sandbox.ipc_objects import MQUEUE_DIR, SYSV_KINDS, IdCounter, read_proc_file
+from env_servers.sandbox.ipc_objects import MQUEUE_DIR, SYSV_KINDS, IdCounter, read_proc_file, sysv_in_use
 
 NS_LAST_PID = "/proc/sys/kernel/ns_last_pid"
+UNIX_SOCKETS = "/proc/net/unix"  # every unix socket of this network namespace, one a line after a header
 
 
 def _directory_state(path):
@@ -52,10 +67,27 @@ def last_pid():
         return None
 
 
-class Baseline:
-    """The worker's pristine state, taken once; `traces` says what a run changed since."""
+def unix_sockets():
+    """How many unix sockets exist in this process's network namespace, whoever holds them.
 
-    def __init__(self, directories):
+    A socket whose last reference is a message in flight (its fd sent over a
+    socket that is itself only in flight) outlives every process of the run,
+    abstract name included, until the kernel's unix garbage collector runs,
+    which may be long after: such a name is a channel to the next run.
+    """
+    return max(0, read_proc_file(UNIX_SOCKETS).count(b"\n") - 1)
+
+
+class Baseline:
+    """The worker's pristine state, taken once; `traces` says what a run changed since.
+
+    With `run_namespaces`, `traces` runs in the run's own namespaces (the
+    judge's), which die with the run: no System V object or unix socket is
+    counted and no id counter probed there (the worker's are out of the run's
+    reach), and the caller watches no directory under the run's fresh tmpfs mounts.
+    """
+
+    def __init__(self, directories, run_namespaces=False):
         self.directories = [d for d in dict.fromkeys(directories) if d and _os.path.isdir(d)]
         if _os.path.ismount(MQUEUE_DIR):
             self.directories.append(MQUEUE_DIR)
@@ -65,7 +97,9 @@ class Baseline:
             except OSError:
                 pass
         self.states = [_directory_state(d) for d in self.directories]
-        self.counters = [counter for counter in map(IdCounter, SYSV_KINDS) if counter.last is not None]
+        self.sysv_in_use = None if run_namespaces else sysv_in_use()
+        self.unix_sockets = None if run_namespaces else unix_sockets()
+        self.counters = [] if run_namespaces else [c for c in map(IdCounter, SYSV_KINDS) if c.last is not None]
 
     def consumed_probes(self):
         """A clean run's check probed each kind once: the next check expects the ids after those."""
@@ -77,8 +111,10 @@ class Baseline:
 
         `expected_last_pid` is the last process the machinery itself started
         (the judge's candidate or tester); any later pid means the run started
-        processes or threads. Each System V kind is probed once (see
-        consumed_probes). Never raises.
+        processes or threads. System V objects are counted, whatever their ids,
+        and each kind's id counter probed once (see consumed_probes), so a run
+        that wound a counter back to where the probe looks still shows the
+        object it kept. Never raises.
         """
         found = []
         try:
@@ -87,6 +123,10 @@ class Baseline:
                     found.append("files" if directory != MQUEUE_DIR else "POSIX message queues")
             if expected_last_pid is not None and last_pid() != expected_last_pid:
                 found.append("processes")
+            if self.sysv_in_use is not None and sysv_in_use() != self.sysv_in_use:
+                found.append("System V IPC")
+            if self.unix_sockets is not None and unix_sockets() != self.unix_sockets:
+                found.append("unix sockets")
             if not all([counter.probe_follows() for counter in self.counters]):
                 found.append("System V IPC")
         except BaseException as error:  # a check that cannot be made counts as a trace

@@ -7,7 +7,10 @@ the next one), becomes inner root and runs bwrap there, which then needs no
 user namespace of its own. The sandbox's supervisor keeps only the
 capabilities it needs inside that namespace (`SUPERVISOR_CAPABILITIES`), which
 reach no host file: only the two mapped uids are anyone there. The candidate
-switches to inner uid 1 and has none; the judge keeps only CAP_KILL.
+switches to inner uid 1 and has none; the judge keeps only CAP_KILL. Where
+runs get namespaces of their own, the supervisor also keeps CAP_SYS_ADMIN
+(`RUN_NAMESPACE_CAPABILITY`), which each judge uses once, to make its run's
+namespaces and mounts, and drops before any process of the run starts.
 """
 
 from __future__ import annotations
@@ -20,6 +23,7 @@ from env_servers.sandbox.base import SandboxUnavailable
 CANDIDATE_UID = 1  # inside; the supervisor and the judge are inner 0
 MAPPED_UIDS = 2
 SUPERVISOR_CAPABILITIES = ("CAP_SETUID", "CAP_SETGID", "CAP_KILL", "CAP_DAC_OVERRIDE", "CAP_FOWNER")
+RUN_NAMESPACE_CAPABILITY = "CAP_SYS_ADMIN"  # over the sandbox's own namespaces only: no host object is its
 SYSTEM_PYTHON = "/usr/bin/python3"
 HELPER = """
 import ctypes, os, sys
@@ -39,8 +43,9 @@ def helper_argv(argv: list[str]) -> list[str]:
     return [SYSTEM_PYTHON, "-I", "-S", "-c", HELPER, *argv]
 
 
-def capability_arguments() -> list[str]:
-    return ["--cap-drop", "ALL", *(arg for cap in SUPERVISOR_CAPABILITIES for arg in ("--cap-add", cap))]
+def capability_arguments(extra: tuple[str, ...] = ()) -> list[str]:
+    """bwrap's flags for the supervisor's capabilities, plus `extra` (CAP_SYS_ADMIN for run namespaces)."""
+    return ["--cap-drop", "ALL", *(arg for cap in SUPERVISOR_CAPABILITIES + extra for arg in ("--cap-add", cap))]
 
 
 async def map_and_release(process: asyncio.subprocess.Process, first_uid: int, timeout: float = 10.0) -> None:

@@ -46,17 +46,21 @@ class WorkerDesign:
     modules: dotted module names in join order; the last is the entry point.
     verdict_isolated: the verdict is computed in a process apart from the program's.
     seccomp: the worker loads the seccomp filter when a secure backend asks (--seccomp).
+    run_namespaces: each run's judge makes the run namespaces of its own where the backend
+    grants what that takes (bwrap: --run-namespaces; see worker/run_namespaces.py).
     """
 
     name: str
     modules: tuple[str, ...]
     verdict_isolated: bool
     seccomp: bool
+    run_namespaces: bool = False
 
 
 SPLIT = WorkerDesign(
     "split",
     COMMON_MODULES + (
+        "env_servers.sandbox.worker.run_namespaces",
         "env_servers.sandbox.worker.candidate",
         "env_servers.sandbox.worker.judge_link",
         "env_servers.sandbox.worker.call_proxy",
@@ -67,6 +71,7 @@ SPLIT = WorkerDesign(
     ),
     verdict_isolated=True,
     seccomp=True,
+    run_namespaces=True,
 )  # the production worker: main.py tells how its modules fit
 
 

@@ -5,9 +5,13 @@ candidate before it reads anything, so no process ever holds data of an
 earlier run. It keeps the supervisor's deafness to catchable signals, so a
 program that signals its parent cannot end the judging (the candidate gets
 them back). The verdict is computed only here, where the candidate cannot
-read or patch it. Before replying, the judge kills every process of the run
-and (with --pristine) checks that the run left nothing behind; a run that
-did gets a reply marked "retire".
+read or patch it. Where the sandbox allows it (--run-namespaces), the judge
+first gives the run IPC, network and mount namespaces of its own, with fresh
+tmpfs mounts (run_namespaces.py), so whatever the run makes there dies with
+it. Before
+replying, the judge kills every process of the run and (with --pristine)
+checks that the run left nothing behind; a run that did gets a reply marked
+"retire".
 """
 
 import json
@@ -28,6 +32,7 @@ from env_servers.sandbox.worker.host_channel import read_exactly, receive_reques
 from env_servers.sandbox.worker.judge_link import Link
 from env_servers.sandbox.worker.output import CapturedStream
 from env_servers.sandbox.worker.run_errors import CandidateGone, RunTimeUp
+from env_servers.sandbox.worker.run_namespaces import enter_run_namespaces
 from env_servers.sandbox.worker.run_process import LIMIT_NAMES
 from env_servers.sandbox.worker.state import STATE
 from env_servers.sandbox.worker.tester import run_tests_in_tester, start_tester
@@ -193,6 +198,8 @@ def judge_main(channel_in, channel_out, work_dir, watchdog_w):
 
     It tells the supervisor its deadline through `watchdog_w`.
     """
+    if STATE.run_namespaces is not None:  # before any process of the run exists, before reading anything
+        enter_run_namespaces()
     pid, program_w, reply_r, out_r, err_r = fork_candidate(work_dir, watchdog_w)
     request, tester = receive_the_request(channel_in, work_dir)
     nonce = request["nonce"]

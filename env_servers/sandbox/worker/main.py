@@ -10,7 +10,9 @@ going to the candidate and the return value coming back as plain data
 (anything else fails that test). The verdict is computed only in the judge,
 which the candidate cannot read or patch: the supervisor is non-dumpable (its
 forks inherit that), ignores every catchable signal, and with --seccomp loads
-a filter, inherited by judge and candidate (hardening.py). Untrusted tests (a
+a filter, inherited by judge and candidate (hardening.py). With
+--run-namespaces each judge first gives its run IPC, network and mount
+namespaces of its own and stacks a second filter (run_namespaces.py). Untrusted tests (a
 model's own) never run in the judge but in a tester (tester.py). The judge
 replies to the host itself; when it ends without replying or overruns its
 deadline the supervisor replies for it. Arguments: see startup.py.
@@ -29,6 +31,7 @@ from env_servers.sandbox.worker.judge import end_run
 from env_servers.sandbox.worker.host_channel import receive_request_header
 from env_servers.sandbox.worker.output import Capture
 from env_servers.sandbox.worker.program import compile_program, run_program
+from env_servers.sandbox.worker.run_namespaces import SETUP_CALLS, RunNamespaces, check_run_namespaces
 from env_servers.sandbox.worker.startup import announce_ready, parse_arguments, settle, take_the_channel
 from env_servers.sandbox.worker.state import STATE
 from env_servers.sandbox.worker.supervisor import supervise
@@ -71,7 +74,10 @@ def main():
     channel_in, channel_out = take_the_channel()
     STATE.candidate_uid = options["candidate-uid"]
     STATE.namespace_init = os.getpid() == 1
-    filtered = harden(options["seccomp"])
+    filtered = harden(options["seccomp"], SETUP_CALLS if options["run-namespaces"] else ())
+    if options["run-namespaces"]:
+        STATE.run_namespaces = RunNamespaces(options["wipe"])
+        check_run_namespaces()
     settle(options, warm_up)
     announce_ready(channel_out, options, filtered)
     supervise(channel_in, channel_out, options["work"], options["wipe"])

@@ -5,7 +5,10 @@ emptied at start, and after each run without --pristine; DIR itself kept),
 --design NAME (must name the design of the script that runs: its entry module says which),
 --seccomp (split: load the filter, or refuse to start if python3-seccomp is
 missing), --pristine (check every run for what it left, see pristine.py),
---candidate-uid UID (split: the candidate's and tester's uid).
+--candidate-uid UID (split: the candidate's and tester's uid),
+--run-namespaces (split, with --seccomp: each run gets IPC, network and mount
+namespaces of its own, with a fresh tmpfs on each --wipe directory, made by its
+judge; the worker refuses to start if they cannot be made; see run_namespaces.py).
 """
 
 import gc
@@ -18,14 +21,14 @@ from env_servers.sandbox.worker.hardening import LIBC, PR_SET_CHILD_SUBREAPER, P
 from env_servers.sandbox.worker.host_channel import send
 from env_servers.sandbox.worker.state import STATE
 
-FLAGS = ("--seccomp", "--pristine")
+FLAGS = ("--seccomp", "--pristine", "--run-namespaces")
 OPTIONS = ("--work", "--wipe", "--design", "--candidate-uid")
 
 
 def parse_arguments(argv, design):
     """The worker's options; SystemExit for an unknown argument or a design other than this script's."""
     options = {"work": "/tmp/work", "wipe": [], "design": design, "seccomp": False, "pristine": False,
-               "candidate-uid": None}  # fmt: skip
+               "candidate-uid": None, "run-namespaces": False}  # fmt: skip
     index = 0
     while index < len(argv):
         flag = argv[index]
@@ -45,6 +48,8 @@ def parse_arguments(argv, design):
         raise SystemExit("--design must be %s: this is the %s design's worker" % (design, design))
     if options["candidate-uid"] is not None:
         options["candidate-uid"] = int(options["candidate-uid"])
+    if options["run-namespaces"] and not options["seccomp"]:
+        raise SystemExit("--run-namespaces needs --seccomp: the run's filter is stacked on the worker's")
     return options
 
 
@@ -91,7 +96,8 @@ def settle(options, warm_up):
         prepare_work_dir(work_dir)
     warm_up()
     if options["pristine"]:  # after everything the worker itself makes: the state each run must leave as found
-        STATE.baseline = Baseline([work_dir] + wipe_dirs)
+        run_namespaces = STATE.run_namespaces is not None
+        STATE.baseline = Baseline([] if run_namespaces else [work_dir] + wipe_dirs, run_namespaces=run_namespaces)
     gc.collect()
     gc.freeze()
     LIBC.malloc_trim(0)  # fewer pages for every fork to copy
@@ -109,5 +115,6 @@ def announce_ready(channel_out, options, filtered):
             "seccomp": filtered,
             "pristine": STATE.baseline is not None,
             "candidate_uid": STATE.candidate_uid,
+            "run_namespaces": STATE.run_namespaces is not None,
         },
     )

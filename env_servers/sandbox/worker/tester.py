@@ -23,7 +23,13 @@ from env_servers.sandbox.worker.hardening import become_candidate_uid, die_with_
 from env_servers.sandbox.worker.judge_link import Link
 from env_servers.sandbox.worker.output import CapturedStream
 from env_servers.sandbox.worker.run_errors import TesterGone
-from env_servers.sandbox.worker.run_process import LIMIT_NAMES, close_all_but, process_budget, start_run_state
+from env_servers.sandbox.worker.run_process import (
+    LIMIT_NAMES,
+    close_all_but,
+    enter_work_dir,
+    process_budget,
+    start_run_state,
+)
 from env_servers.sandbox.worker.state import STATE
 from env_servers.sandbox.worker.texts import DETAIL_CHARS, printable
 
@@ -40,10 +46,9 @@ def become_tester(from_judge, to_judge, work_dir, judge):
         os.dup2(null, fd)
     os.close(null)
     try:
-        os.chdir(work_dir)
+        enter_work_dir(work_dir)  # made by whichever of candidate and tester comes first, in a run's fresh /tmp
     except OSError:
-        pass
-    os.umask(0o077)
+        os.umask(0o077)
     return candidate_frame(from_judge)
 
 
