@@ -21,17 +21,27 @@ deadline the supervisor replies for it. Arguments: see startup.py.
 import builtins
 import os
 import sys
+import time
 
 from env_servers.sandbox.plain_data import from_json, to_json
 from env_servers.sandbox.worker.assertions import run_tests
 from env_servers.sandbox.worker.call_proxy import Caller, judge_namespace, rebuilt_exception
-from env_servers.sandbox.worker.candidate import describe_names, exception_reply, serve_call
+from env_servers.sandbox.worker.candidate import (
+    candidate_frame,
+    describe_names,
+    exception_reply,
+    reply_to_judge,
+    serve_call,
+    serve_calls,
+)
 from env_servers.sandbox.worker.hardening import harden
-from env_servers.sandbox.worker.judge import end_run
-from env_servers.sandbox.worker.host_channel import receive_request_header
-from env_servers.sandbox.worker.output import Capture
+from env_servers.sandbox.worker.judge import end_run, run_reply
+from env_servers.sandbox.worker.host_channel import read_exactly, receive_request_header, send, write_all
+from env_servers.sandbox.worker.judge_link import Link
+from env_servers.sandbox.worker.output import Capture, CapturedStream
 from env_servers.sandbox.worker.program import compile_program, run_program
 from env_servers.sandbox.worker.run_namespaces import SETUP_CALLS, RunNamespaces, check_run_namespaces
+from env_servers.sandbox.worker.run_process import LIMIT_NAMES, process_budget
 from env_servers.sandbox.worker.startup import announce_ready, parse_arguments, settle, take_the_channel
 from env_servers.sandbox.worker.state import STATE
 from env_servers.sandbox.worker.supervisor import supervise
@@ -66,7 +76,72 @@ def warm_up():
         rebuilt_exception("ValueError", "ValueError: warm", ["ValueError", "Exception"])
         Capture(10).feed(b"warm")
         printable("warm")
-        receive_request_header, end_run, run_tests_in_tester  # noqa: B018  (defined; run in forks only)
+        end_run  # noqa: B018  (defined; run in forks only)
+    warm_up_pipes()
+
+
+def warm_up_pipes():
+    """Run the judge's, tester's and candidate's pipe paths in this process, over pipes of its own.
+
+    The frames, relays and verdicts of a run (judge_link.Link, the call
+    proxy's calls, the judge's relay of the tester, the candidate's serving
+    loop, the host's request and reply) on made-up messages, as warm_up does
+    for the rest: their bytecode is then specialised here, so each run's
+    forks run it without first writing to the pages it lives on.
+    """
+    request = {"limits": dict.fromkeys(LIMIT_NAMES, 1), "setup": "", "entry_points": []}
+    for _ in range(20):
+        fds = []
+
+        def pipe():
+            ends = os.pipe()
+            fds.extend(ends)
+            return ends
+
+        try:
+            to_candidate_r, to_candidate_w = pipe()
+            from_candidate_r, from_candidate_w = pipe()
+            to_tester_r, to_tester_w = pipe()
+            from_tester_r, from_tester_w = pipe()
+            out_r, out_w = pipe()
+            err_r, err_w = pipe()
+            channel_r, channel_w = pipe()
+            # the tester's side: a call through the judge, a verdict, the end
+            link = Link(time.monotonic() + 60, 100)
+            judge = link.add_peer("the judge", from_tester_w, to_tester_r)
+            reply_to_judge(to_tester_w, ["ok", 2])
+            Caller(link, judge).call("f", (1,), {})
+            link.send(judge, ["verdict", 0, True, "", False])
+            link.send(judge, ["done", "", ""])
+            # the judge's side: the request, the relay of those frames to a candidate, the reply
+            write_all(channel_w, b"\0\0\0\2\0{}")
+            read_exactly(channel_r, receive_request_header(channel_r)[0])
+            link = Link(time.monotonic() + 60, 100)
+            link.watch_output(out_r, err_r)
+            candidate = link.add_peer("the program", to_candidate_w, from_candidate_r)
+            tester = link.add_peer("the tests' process", to_tester_w, from_tester_r)
+            CapturedStream(link.stdout).write("warm")
+            os.write(out_w, b"warm")
+            reply_to_judge(from_candidate_w, ["ok", 2])
+            records = []
+            run_tests_in_tester(link, candidate, tester, [["f", "callable", None]], ["assert f(1) == 2"], request,
+                                records.append, 0)  # fmt: skip
+            link.drain()
+            send(channel_w, run_reply(link, records, None, False, ""))
+            read_exactly(channel_r, int.from_bytes(read_exactly(channel_r, 4), "big"))
+            # the candidate's side: the relayed call, served until the judge closes the pipe
+            candidate_frame(to_tester_r)  # the frames the judge sent the tester
+            candidate_frame(to_tester_r)
+            os.close(to_candidate_w)
+            fds.remove(to_candidate_w)
+            serve_calls(to_candidate_r, from_candidate_w, {"f": lambda x: 2 * x})
+            process_budget(request["limits"], True)
+        finally:
+            for fd in fds:
+                try:
+                    os.close(fd)
+                except OSError:
+                    pass
 
 
 def main():
