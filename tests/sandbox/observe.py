@@ -50,8 +50,10 @@ def _worker_processes(sandbox: WorkerPool) -> set[int]:
     """The sandbox's own long-lived processes: the worker (and, for bwrap, bwrap itself).
 
     A split-design worker keeps the next run's judge forked and waiting, and
-    that judge its candidate: a sole child of the worker and its sole child
-    count as the worker's own. Anything more is a leftover.
+    that judge its candidate and its tester: a sole child of the worker and
+    its children, two at most and childless, count as the worker's own (a
+    run's orphans are the worker's children, never the waiting judge's).
+    Anything more is a leftover.
     """
     parents = _parents()
     roots = set(sandbox.worker_host_pids())
@@ -64,7 +66,9 @@ def _worker_processes(sandbox: WorkerPool) -> set[int]:
             standby = _children(parents, {worker})
             if len(standby) == 1:
                 roots |= standby
-                roots |= candidate if len(candidate := _children(parents, standby)) == 1 else set()
+                forked = _children(parents, standby)
+                if len(forked) <= 2 and not _children(parents, forked):
+                    roots |= forked
     return roots
 
 
@@ -106,10 +110,10 @@ class PeakCounter:
     """Samples the number of the sandbox's host processes while a run goes on.
 
     The worker forks the next run's judge as soon as it has replied, while
-    the last run's processes may still wait to be reaped; that judge and its
-    candidate are not the run's. So each sample keeps its pids, and on exit,
-    once the sandbox has settled, the processes it keeps between runs are
-    taken out of every sample before the peak is counted.
+    the last run's processes may still wait to be reaped; that judge, its
+    candidate and its tester are not the run's. So each sample keeps its
+    pids, and on exit, once the sandbox has settled, the processes it keeps
+    between runs are taken out of every sample before the peak is counted.
     """
 
     def __init__(self, sandbox: WorkerPool, interval: float = 0.02):

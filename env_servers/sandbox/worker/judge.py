@@ -141,26 +141,18 @@ def fork_candidate(work_dir, watchdog_w):
     return pid, program_w, reply_r, out_r, err_r
 
 
-def receive_the_request(channel_in, work_dir):
-    """(the run's request, the tester); the judge exits if the host closed the channel.
-
-    The tester is forked before the body is read (it never holds the request),
-    for every run, with untrusted tests or none: a Step, a probe and a Score run
-    have the same processes, so a program cannot tell which kind it is in.
-    """
+def receive_the_request(channel_in):
+    """The run's request; the judge exits if the host closed the channel."""
     try:
         header = receive_request_header(channel_in)
     except (ValueError, OSError):
         header = None
     if header is None:
         os._exit(EXIT_CHANNEL_CLOSED)
-    tester = start_tester(work_dir)
-    if STATE.candidate_uid is not None:
-        keep_only_kill()
     body = read_exactly(channel_in, header[0])
     if body is None:
         os._exit(EXIT_CHANNEL_CLOSED)
-    return json.loads(body), tester
+    return json.loads(body)
 
 
 def start_the_clock(wall_seconds, watchdog_w):
@@ -201,7 +193,13 @@ def judge_main(channel_in, channel_out, work_dir, watchdog_w):
     if STATE.run_namespaces is not None:  # before any process of the run exists, before reading anything
         enter_run_namespaces()
     pid, program_w, reply_r, out_r, err_r = fork_candidate(work_dir, watchdog_w)
-    request, tester = receive_the_request(channel_in, work_dir)
+    # The tester right after the candidate, for every run, with untrusted tests or none (a Step, a
+    # probe and a Score run have the same processes, so a program cannot tell which kind it is in);
+    # back to back, so the judge copies its pages once after both forks rather than once after each.
+    tester = start_tester(work_dir)
+    if STATE.candidate_uid is not None:
+        keep_only_kill()
+    request = receive_the_request(channel_in)
     nonce = request["nonce"]
     limits = request["limits"]
     random.seed(0)  # tests that draw random inputs draw the same ones every run
