@@ -57,7 +57,7 @@ def _hinted(hints: env_pb.SearchHints) -> dict:
         if getattr(hints, name):
             values[name] = getattr(hints, name)
     for name in ("value_weight", "temperature", "reflection", "widening", "wider_prior",
-                 "deeper_prior", "prior_strength"):
+                 "deeper_prior", "prior_strength", "prune_loops"):
         if hints.HasField(name):
             values[name] = getattr(hints, name)
     if hints.ByteSize():

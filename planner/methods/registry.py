@@ -33,7 +33,9 @@ from planner.model_client import ModelClient
 from planner.search import Search, Strategy
 from planner.search_config import LatsConfig
 
-_NO_VALUE = {"n_samples": 1, "complete_answer_actions": False}
+# One trajectory at a time: no tree to branch from a loop's earlier state.
+_ONE_PATH = {"prune_loops": False}
+_NO_VALUE = {"n_samples": 1, "complete_answer_actions": False, **_ONE_PATH}
 # The paper's algorithm (Zhou et al., 2024), as its code runs it.
 _PAPER = {"greedy_first": False, "answer_rule": "value", "dedup": False, "stop_class_size": 1,
           "agreement_weight": 0.0, "lazy_reflection": False, "greedy_gate": False,
@@ -121,14 +123,14 @@ METHODS: dict[str, MethodSpec] = {spec.name: spec for spec in (
     MethodSpec("reflexion", ReflexionSearch,
                "Reflexion: up to k trials, a reflection kept in memory (at most 3 shown) "
                "after each failed one; in full-program domains k attempts in one branch",
-               defaults={"temperature": 0.0}, fixed={"n_samples": 1}, anytime=True),
+               defaults={"temperature": 0.0}, fixed={"n_samples": 1, **_ONE_PATH}, anytime=True),
     MethodSpec("cot", CotSearch,
                "Chain of thought: one greedy transcript of the whole trajectory, "
                "stepped without feedback (k = 1)", defaults={"temperature": 0.0},
-               fixed={"iterations": 1, "n_samples": 1, "reflection": False}),
+               fixed={"iterations": 1, "n_samples": 1, "reflection": False, **_ONE_PATH}),
     MethodSpec("cot_sc", CotSearch,
                "CoT with self-consistency: majority answer of k transcripts, "
-               "n transcripts per model call", fixed={"reflection": False}),
+               "n transcripts per model call", fixed={"reflection": False, **_ONE_PATH}),
     MethodSpec("lats_fallback", Mcts,
                "LATS, then LATS on SearchConfig.fallback_env_address with the first "
                "search's reflections if it failed (the paper's CoT then ReAct); "

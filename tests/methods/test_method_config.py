@@ -135,3 +135,20 @@ def test_the_environments_priors_and_unrefined_failures_are_layers_the_request_o
                                              refine_every_failure=True), hinted)
     assert asked.deeper_prior == 0.5 and asked.unrefined_failures == ()
     assert effective_config(pb.SearchConfig(method="best_of_n"), hinted).deeper_prior == 0.0
+
+
+def test_the_environments_loop_hint_reaches_tree_searches_only():
+    """Single-trajectory methods never prune: their rollouts have no tree to branch from."""
+    hinted = env_pb.SearchHints(n_samples=5, simulate=True, prune_loops=True)
+    assert effective_config(pb.SearchConfig(method="lats"), hinted).prune_loops is True
+    assert effective_config(pb.SearchConfig(method="lats"), HINTS).prune_loops is False
+    assert effective_config(pb.SearchConfig(method="lats", prune_loops=False),
+                            hinted).prune_loops is False
+    paper = env_pb.SearchHints(n_samples=5, simulate=True)
+    assert effective_config(pb.SearchConfig(method="lats_paper"), hinted,
+                            paper).prune_loops is False, "the paper hints say nothing of loops"
+    for method in ("react", "react_bok", "reflexion", "cot", "cot_sc"):
+        assert effective_config(pb.SearchConfig(method=method, prune_loops=True),
+                                hinted).prune_loops is False, method
+    assert to_proto(effective_config(pb.SearchConfig(method="lats"), hinted),
+                    pb.SearchConfig()).prune_loops is True

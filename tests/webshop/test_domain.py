@@ -26,6 +26,9 @@ def test_description_and_search_hints(domain):
     assert description.splits[0] == "test"
     hints = description.prompt_pack.search_hints
     assert (hints.max_depth, hints.n_samples, hints.iterations) == (15, 5, 30)
+    # the settings frozen on the dev slice (bench/README): lats:stop=3,lm_value=off,loops=on
+    assert (hints.stop_class_size, hints.value_weight, hints.prune_loops) == (3, 0.0, True)
+    assert not description.prompt_pack.paper_search_hints.HasField("prune_loops")
     assert not description.capabilities.inline_tasks and description.blob_snapshots
     pattern = re.compile(description.action_grammar.pattern)
     assert all(pattern.match(example) for example in description.action_grammar.examples)

@@ -191,7 +191,7 @@ class PromptPack(_message.Message):
     def __init__(self, instructions: _Optional[str] = ..., examples: _Optional[str] = ..., act_template: _Optional[str] = ..., value_template: _Optional[str] = ..., reflect_template: _Optional[str] = ..., step_template: _Optional[str] = ..., reflection_template: _Optional[str] = ..., reflections_header: _Optional[str] = ..., value_examples: _Optional[str] = ..., act_stop: _Optional[_Iterable[str]] = ..., value_stop: _Optional[_Iterable[str]] = ..., value_pattern: _Optional[str] = ..., value_min: _Optional[float] = ..., value_max: _Optional[float] = ..., act_max_tokens: _Optional[int] = ..., value_max_tokens: _Optional[int] = ..., reflect_max_tokens: _Optional[int] = ..., action_prefix_pattern: _Optional[str] = ..., setup_template: _Optional[str] = ..., setup_option_key: _Optional[str] = ..., setup_max_tokens: _Optional[int] = ..., variables: _Optional[_Mapping[str, str]] = ..., search_hints: _Optional[_Union[SearchHints, _Mapping]] = ..., setup_stop: _Optional[_Iterable[str]] = ..., reflect_stop: _Optional[_Iterable[str]] = ..., paper_search_hints: _Optional[_Union[SearchHints, _Mapping]] = ..., act_turns: _Optional[_Iterable[_Union[ChatTurn, _Mapping]]] = ..., value_turns: _Optional[_Iterable[_Union[ChatTurn, _Mapping]]] = ..., reflect_turns: _Optional[_Iterable[_Union[ChatTurn, _Mapping]]] = ..., observation_turn: _Optional[str] = ..., compare_template: _Optional[str] = ..., compare_turns: _Optional[_Iterable[_Union[ChatTurn, _Mapping]]] = ..., compare_pattern: _Optional[str] = ..., compare_stop: _Optional[_Iterable[str]] = ..., compare_max_tokens: _Optional[int] = ...) -> None: ...
 
 class SearchHints(_message.Message):
-    __slots__ = ("max_depth", "n_samples", "iterations", "simulate", "root_samples", "reflect_each_failure", "reward_in_value", "value_weight", "temperature", "reflection", "widening", "stop_class_size", "unrefined_failures", "wider_prior", "deeper_prior", "prior_strength")
+    __slots__ = ("max_depth", "n_samples", "iterations", "simulate", "root_samples", "reflect_each_failure", "reward_in_value", "value_weight", "temperature", "reflection", "widening", "stop_class_size", "unrefined_failures", "wider_prior", "deeper_prior", "prior_strength", "prune_loops")
     MAX_DEPTH_FIELD_NUMBER: _ClassVar[int]
     N_SAMPLES_FIELD_NUMBER: _ClassVar[int]
     ITERATIONS_FIELD_NUMBER: _ClassVar[int]
@@ -208,6 +208,7 @@ class SearchHints(_message.Message):
     WIDER_PRIOR_FIELD_NUMBER: _ClassVar[int]
     DEEPER_PRIOR_FIELD_NUMBER: _ClassVar[int]
     PRIOR_STRENGTH_FIELD_NUMBER: _ClassVar[int]
+    PRUNE_LOOPS_FIELD_NUMBER: _ClassVar[int]
     max_depth: int
     n_samples: int
     iterations: int
@@ -224,7 +225,8 @@ class SearchHints(_message.Message):
     wider_prior: float
     deeper_prior: float
     prior_strength: float
-    def __init__(self, max_depth: _Optional[int] = ..., n_samples: _Optional[int] = ..., iterations: _Optional[int] = ..., simulate: _Optional[bool] = ..., root_samples: _Optional[int] = ..., reflect_each_failure: _Optional[bool] = ..., reward_in_value: _Optional[bool] = ..., value_weight: _Optional[float] = ..., temperature: _Optional[float] = ..., reflection: _Optional[bool] = ..., widening: _Optional[float] = ..., stop_class_size: _Optional[int] = ..., unrefined_failures: _Optional[_Iterable[str]] = ..., wider_prior: _Optional[float] = ..., deeper_prior: _Optional[float] = ..., prior_strength: _Optional[float] = ...) -> None: ...
+    prune_loops: bool
+    def __init__(self, max_depth: _Optional[int] = ..., n_samples: _Optional[int] = ..., iterations: _Optional[int] = ..., simulate: _Optional[bool] = ..., root_samples: _Optional[int] = ..., reflect_each_failure: _Optional[bool] = ..., reward_in_value: _Optional[bool] = ..., value_weight: _Optional[float] = ..., temperature: _Optional[float] = ..., reflection: _Optional[bool] = ..., widening: _Optional[float] = ..., stop_class_size: _Optional[int] = ..., unrefined_failures: _Optional[_Iterable[str]] = ..., wider_prior: _Optional[float] = ..., deeper_prior: _Optional[float] = ..., prior_strength: _Optional[float] = ..., prune_loops: _Optional[bool] = ...) -> None: ...
 
 class ListTasksRequest(_message.Message):
     __slots__ = ("split", "page_size", "page_token")
