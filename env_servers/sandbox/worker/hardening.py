@@ -94,15 +94,17 @@ DENIED_SYSCALLS = (
     "acct", "quotactl", "syslog", "userfaultfd", "io_uring_setup", "io_uring_enter",
     "io_uring_register", "open_by_handle_at", "name_to_handle_at", "lookup_dcookie", "fanotify_init",
     "process_madvise", "pidfd_getfd", "kcmp", "settimeofday", "clock_settime", "clock_adjtime",
-    "adjtimex", "vhangup", "uselib", "personality",
+    "adjtimex", "vhangup", "uselib", "personality", "inotify_init", "inotify_init1", "inotify_add_watch",
 )  # fmt: skip
 # socket() with any family but AF_UNIX is denied as well: no network counter (packets, errors) can carry
 # anything from one run to the next, even inside the sandbox's own network namespace.
-# File locks and leases belong to inodes, and the files every sandbox binds (the host's /usr, /dev's nodes)
-# are the host's own: a lock one run holds, a run in another sandbox sees at once. No run takes or tests
-# one: flock, and fcntl's record locks, open-file-description locks and leases (F_GETLK, F_SETLK,
-# F_SETLKW, F_OFD_GETLK, F_OFD_SETLK, F_OFD_SETLKW, F_SETLEASE, F_GETLEASE).
-LOCK_COMMANDS = (5, 6, 7, 36, 37, 38, 1024, 1025)
+# Locks, leases and watches belong to inodes, and the files every sandbox binds (the host's /usr, /dev's
+# nodes) are the host's own: a lock one run holds, or a file it opens under another run's watch, a run in
+# another sandbox sees at once. No run takes or tests a lock or watches a file: flock and inotify are
+# denied (fanotify above), and so are fcntl's record locks, open-file-description locks, leases and
+# directory notices (F_GETLK, F_SETLK, F_SETLKW, F_OFD_GETLK, F_OFD_SETLK, F_OFD_SETLKW, F_SETLEASE,
+# F_GETLEASE, F_NOTIFY).
+SHARED_FILE_COMMANDS = (5, 6, 7, 36, 37, 38, 1024, 1025, 1026)
 CLONE_NEW_FLAGS = (0x00000080, 0x00020000, 0x02000000, 0x04000000, 0x08000000, 0x10000000, 0x20000000, 0x40000000)
 
 
@@ -127,7 +129,7 @@ def load_seccomp_filter(setup_calls=()):
 
     It answers EPERM to every syscall in DENIED_SYSCALLS, to clone with a
     namespace flag, to socket() for any family but AF_UNIX and to every file
-    lock (flock, fcntl's LOCK_COMMANDS), and ENOSYS to
+    lock and watch (flock, fcntl's SHARED_FILE_COMMANDS), and ENOSYS to
     clone3 (whose flags it cannot see), so the C library falls back to clone.
     Opening with O_TMPFILE gets EOPNOTSUPP (Python's tempfile falls back to a
     named file): an unnamed tmpfs file changes no directory, so it would move
@@ -164,7 +166,7 @@ def load_seccomp_filter(setup_calls=()):
         rules.add_rule(denied, "clone", seccomp.Arg(0, seccomp.MASKED_EQ, flag, flag))
     rules.add_rule(denied, "socket", seccomp.Arg(0, seccomp.NE, AF_UNIX))
     rules.add_rule(denied, "flock")
-    for command in LOCK_COMMANDS:
+    for command in SHARED_FILE_COMMANDS:
         rules.add_rule(denied, "fcntl", seccomp.Arg(1, seccomp.EQ, command))
     rules.add_rule(seccomp.ERRNO(errno.ENOSYS), "clone3")
     unsupported = seccomp.ERRNO(errno.EOPNOTSUPP)

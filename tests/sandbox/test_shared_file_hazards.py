@@ -1,20 +1,23 @@
-"""File locks on the files every sandbox shares must carry nothing between runs that overlap.
+"""The files every sandbox shares must carry nothing between runs that overlap: no locks, no watches.
 
-Locks and leases belong to inodes, and every bwrap sandbox binds the host's
-own `/usr` (read-only, which does not stop a lock): a lock one run takes on
-/usr/lib/python3.11/os.py, a run in another sandbox (another slot, another
-episode, another session) sees at once, by trying the same lock without
-waiting. A Score run's program is called with the hidden tests' arguments, so
-it could hand them, a bit per file, to a program of another episode running a
-Step at the same moment, which prints them into its observation. Found while
-attacking the sandbox in the round after issue 36: on bwrap before the fix, a
-probe saw every bit a holder in another sandbox set.
+Locks, leases and inotify watches belong to inodes, and every bwrap sandbox
+binds the host's own `/usr` (read-only, which stops neither): a lock one run
+takes on /usr/lib/python3.11/os.py, a run in another sandbox (another slot,
+another episode, another session) sees at once by trying the same lock
+without waiting; a file one run opens, a run in another sandbox that watches
+it is told of. A Score run's program is called with the hidden tests'
+arguments, so it could hand them, a bit per file, to a program of another
+episode running a Step at the same moment, which prints them into its
+observation. Found while attacking the sandbox in the round after issue 36:
+on bwrap before the fix, a probe in another sandbox read all 16 bits either
+way.
 
 The boundary is the seccomp filter: no run takes or tests a lock (flock, and
-fcntl's record locks, open-file-description locks and leases answer EPERM).
-Each secure backend must let no bit through; the control (the insecure process
-backend, which shares the host's files and has no filter) must let them all
-through, so the check can fail.
+fcntl's record locks, open-file-description locks and leases answer EPERM)
+and none watches a file (inotify and fcntl's F_NOTIFY answer EPERM; fanotify
+was denied before). Each secure backend must let no bit through; the control
+(the insecure process backend, which shares the host's files and has no
+filter) must let them all through, so each check can fail.
 """
 
 from __future__ import annotations
@@ -31,6 +34,7 @@ from tests.sandbox.control import SHARED
 pytestmark = pytest.mark.asyncio(loop_scope="module")
 
 BITS = 16
+# The same files in every sandbox (the host's, bound read-only; docker's image has the same Debian python).
 FILES = "sorted(glob.glob('/usr/lib/python3.11/*.py'))[:%d]" % BITS
 
 HOLD = r'''
@@ -122,6 +126,70 @@ async def test_locks_on_shared_files_carry_nothing_between_overlapping_runs(two_
         assert bits == 0, f"{holder_box.name}: a run in another sandbox saw lock bits {bits:#x}"
         assert "HELD 0" in held.stdout, held.stdout
         assert "REFUSED flock EPERM" in held.stdout, held.stdout
+    else:
+        assert bits == secret, (
+            f"the control let {bits:#x} of {secret:#x} through, so this check could never fail")
+
+
+SEND_BY_OPENING = r"""
+import glob, os, time
+time.sleep(WAIT_SECONDS)
+for index, path in enumerate(FILES):
+    if (SECRET >> index) & 1:
+        os.close(os.open(path, os.O_RDONLY))
+"""
+
+WATCH = r"""
+import ctypes, errno, fcntl, glob, os, select, signal, struct, time
+libc = ctypes.CDLL(None, use_errno=True)
+files = FILES
+seen = 0
+watch = libc.inotify_init1(os.O_NONBLOCK)
+if watch < 0:
+    print("REFUSED inotify", errno.errorcode.get(ctypes.get_errno()))
+watched = {}
+for index, path in enumerate(files):
+    number = libc.inotify_add_watch(watch, path.encode(), 0x20 | 0x1)  # IN_OPEN | IN_ACCESS
+    if number >= 0:
+        watched[number] = index
+noticed = []
+try:  # dnotify: a signal when an entry of the directory is read
+    directory = os.open("/usr/lib/python3.11", os.O_RDONLY)
+    signal.signal(signal.SIGIO, lambda *_: noticed.append(1))
+    fcntl.fcntl(directory, fcntl.F_NOTIFY, fcntl.DN_ACCESS | fcntl.DN_MULTISHOT)
+except OSError as error:
+    print("REFUSED dnotify", errno.errorcode.get(error.errno))
+end = time.time() + LISTEN_SECONDS
+while time.time() < end:
+    if watch >= 0 and select.select([watch], [], [], 0.05)[0]:
+        data = os.read(watch, 65536)
+        offset = 0
+        while offset < len(data):
+            number, mask, cookie, length = struct.unpack_from("iIII", data, offset)
+            seen |= 1 << watched[number]
+            offset += 16 + length
+    else:
+        time.sleep(0.05)
+print("SEEN", seen, "NOTICED", len(noticed))
+"""
+
+
+async def test_watches_on_shared_files_tell_nothing_of_an_overlapping_run(two_sandboxes):
+    sender_box, watch_box = two_sandboxes
+    secret = secrets.randbits(BITS) | 1 | (1 << (BITS - 1))
+    send = program(SEND_BY_OPENING, SECRET=secret, WAIT_SECONDS=1.0)
+    watch = program(WATCH, LISTEN_SECONDS=2.5)
+    sent, seen = await asyncio.gather(
+        sender_box.run(RunRequest(program=send, tests=("assert True",))),
+        watch_box.run(RunRequest(program=watch, tests=("assert True",))))
+    assert sent.status == "ok" and seen.status == "ok", (sent, seen)
+    line = next(line for line in seen.stdout.splitlines() if line.startswith("SEEN")).split()
+    bits, notices = int(line[1]), int(line[3])
+    if sender_box.secure:
+        assert (bits, notices) == (0, 0), (
+            f"{sender_box.name}: a run in another sandbox saw opens {bits:#x}, {notices} notices")
+        assert "REFUSED inotify EPERM" in seen.stdout, seen.stdout
+        assert "REFUSED dnotify EPERM" in seen.stdout, seen.stdout
     else:
         assert bits == secret, (
             f"the control let {bits:#x} of {secret:#x} through, so this check could never fail")
