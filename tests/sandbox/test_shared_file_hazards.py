@@ -112,16 +112,26 @@ def program(template: str, **values) -> str:
     return text
 
 
-async def test_locks_on_shared_files_carry_nothing_between_overlapping_runs(two_sandboxes):
-    holder_box, probe_box = two_sandboxes
+async def overlapping(two_sandboxes, sender: str, receiver: str, **values):
+    """Runs `sender` in one sandbox and `receiver` in the other at once, with a fresh
+    SECRET (its first and last bits set); (secret, the sender's run, the receiver's run,
+    the receiver's SEEN line as words)."""
     secret = secrets.randbits(BITS) | 1 | (1 << (BITS - 1))
-    hold = program(HOLD, SECRET=secret, HOLD_SECONDS=3.0)
-    probe = program(PROBE, WAIT_SECONDS=1.0)
-    held, seen = await asyncio.gather(
-        holder_box.run(RunRequest(program=hold, tests=("assert True",))),
-        probe_box.run(RunRequest(program=probe, tests=("assert True",))))
-    assert held.status == "ok" and seen.status == "ok", (held, seen)
-    bits = int(next(line for line in seen.stdout.splitlines() if line.startswith("SEEN")).split()[1])
+    sent, seen = await asyncio.gather(
+        two_sandboxes[0].run(RunRequest(program=program(sender, SECRET=secret, **values),
+                                        tests=("assert True",))),
+        two_sandboxes[1].run(RunRequest(program=program(receiver, **values),
+                                        tests=("assert True",))))
+    assert sent.status == "ok" and seen.status == "ok", (sent, seen)
+    line = next(line for line in seen.stdout.splitlines() if line.startswith("SEEN"))
+    return secret, sent, seen, line.split()
+
+
+async def test_locks_on_shared_files_carry_nothing_between_overlapping_runs(two_sandboxes):
+    holder_box = two_sandboxes[0]
+    secret, held, _, line = await overlapping(two_sandboxes, HOLD, PROBE, HOLD_SECONDS=3.0,
+                                              WAIT_SECONDS=1.0)
+    bits = int(line[1])
     if holder_box.secure:
         assert bits == 0, f"{holder_box.name}: a run in another sandbox saw lock bits {bits:#x}"
         assert "HELD 0" in held.stdout, held.stdout
@@ -175,15 +185,9 @@ print("SEEN", seen, "NOTICED", len(noticed))
 
 
 async def test_watches_on_shared_files_tell_nothing_of_an_overlapping_run(two_sandboxes):
-    sender_box, watch_box = two_sandboxes
-    secret = secrets.randbits(BITS) | 1 | (1 << (BITS - 1))
-    send = program(SEND_BY_OPENING, SECRET=secret, WAIT_SECONDS=1.0)
-    watch = program(WATCH, LISTEN_SECONDS=2.5)
-    sent, seen = await asyncio.gather(
-        sender_box.run(RunRequest(program=send, tests=("assert True",))),
-        watch_box.run(RunRequest(program=watch, tests=("assert True",))))
-    assert sent.status == "ok" and seen.status == "ok", (sent, seen)
-    line = next(line for line in seen.stdout.splitlines() if line.startswith("SEEN")).split()
+    sender_box = two_sandboxes[0]
+    secret, _, seen, line = await overlapping(two_sandboxes, SEND_BY_OPENING, WATCH,
+                                              WAIT_SECONDS=1.0, LISTEN_SECONDS=2.5)
     bits, notices = int(line[1]), int(line[3])
     if sender_box.secure:
         assert (bits, notices) == (0, 0), (
