@@ -3,8 +3,10 @@
     python bench/reply_quality.py bench/results/DIR/planner-runs.sqlite3 --env-name hotpotqa
 
 Three kinds of reply, each judged the way the search judged it:
-- actions: every step the search took (every non-root node), and the share the
-  environment refused as invalid, with the most common reasons it gave (quoted
+- actions: every step the search took (every non-root node), the samples merged
+  into an earlier node as repeats instead (RunResult.repeats_merged: the same
+  move, or a move to the same state), and the share of steps the environment
+  refused as invalid, with the most common reasons it gave (quoted
   text, bracketed and parenthesised parts and numbers folded, so that reasons of one kind count
   together);
 - values: the value calls (RunResult.calls_by_kind) and those whose reply did not
@@ -39,6 +41,7 @@ class Figures:
     runs: int = 0
     steps: int = 0
     invalid: int = 0
+    merged: int = 0
     reasons: Counter = field(default_factory=Counter)
     value_calls: int = 0
     value_failures: int = 0
@@ -75,6 +78,7 @@ def add_run(figures: Figures, run) -> None:
         if node.invalid_action:
             figures.invalid += 1
             figures.reasons[reason(node.observation)] += 1
+    figures.merged += run.result.repeats_merged
     figures.value_calls += run.result.calls_by_kind.get("value", 0)
     figures.value_failures += run.result.value_parse_failures
     figures.reflections.extend(note.text for note in run.reflection_notes)
@@ -101,13 +105,13 @@ def share(part: int, whole: int) -> str:
 
 def report(by_method: dict[str, Figures], examples: list[str]) -> list[str]:
     """The printed lines: one table row per method, then each method's top reasons."""
-    lines = [f"{'method':<12} {'runs':>5} {'steps':>6} {'invalid':>8} {'value calls':>12} "
+    lines = [f"{'method':<12} {'runs':>5} {'steps':>6} {'merged':>7} {'invalid':>8} {'value calls':>12} "
              f"{'parsed':>7} {'reflections':>12} {'distinct':>9} {'copied':>7}"]
     for method in sorted(by_method):
         f = by_method[method]
         copied = sum(copies_example(text, examples) for text in f.reflections)
         lines.append(
-            f"{method:<12} {f.runs:>5} {f.steps:>6} {share(f.invalid, f.steps):>8} "
+            f"{method:<12} {f.runs:>5} {f.steps:>6} {f.merged:>7} {share(f.invalid, f.steps):>8} "
             f"{f.value_calls:>12} {share(f.value_calls - f.value_failures, f.value_calls):>7} "
             f"{len(f.reflections):>12} {share(len(set(f.reflections)), len(f.reflections)):>9} "
             f"{share(copied, len(f.reflections)):>7}")

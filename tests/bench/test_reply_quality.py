@@ -20,8 +20,8 @@ EXAMPLE = ("I searched a title that does not exist twice instead of one the sugg
            "offered. Next time I will search The Prince & Me and look up \"directed\".")
 
 
-def run(run_id, method, nodes, value_calls=0, failures=0, reflections=()):
-    result = pb.RunResult(method=method, value_parse_failures=failures)
+def run(run_id, method, nodes, value_calls=0, failures=0, reflections=(), merged=0):
+    result = pb.RunResult(method=method, value_parse_failures=failures, repeats_merged=merged)
     if value_calls:
         result.calls_by_kind["value"] = value_calls
     return pb.Run(run_id=run_id, status=pb.RUN_STATUS_FAILED, task_id="t", result=result,
@@ -60,7 +60,7 @@ def test_figures_per_method_from_a_real_store(tmp_path):
         await store.put(run("a", "lats", [
             step("0.0"), step("0.1", True, "Invalid action: no action found. End it."),
             step("0.0.0", True, "Invalid action: no action found. Write one."),
-            step("0.0.1")], value_calls=4, failures=1,
+            step("0.0.1")], value_calls=4, failures=1, merged=3,
             reflections=["I searched a title that does not exist twice instead of one the "
                          "suggestions offered. Next time I will search X.",
                          "I gave up too early. Next time I will look up the year."]))
@@ -70,11 +70,11 @@ def test_figures_per_method_from_a_real_store(tmp_path):
 
     by_method = asyncio.run(fill_and_measure())
     lats, react = by_method["lats"], by_method["react"]
-    assert (lats.runs, lats.steps, lats.invalid, lats.value_calls, lats.value_failures) == (
-        1, 4, 2, 4, 1)
+    assert (lats.runs, lats.steps, lats.merged, lats.invalid, lats.value_calls,
+            lats.value_failures) == (1, 4, 3, 2, 4, 1)
     assert lats.reasons == {"Invalid action: no action found": 2}
     assert (react.steps, react.invalid) == (2, 0)
     lines = reply_quality.report(by_method, [EXAMPLE])
     row = next(line for line in lines if line.startswith("lats"))
-    assert row.split() == ["lats", "1", "4", "50%", "4", "75%", "2", "100%", "50%"]
+    assert row.split() == ["lats", "1", "4", "3", "50%", "4", "75%", "2", "100%", "50%"]
     assert "  lats: 2 x Invalid action: no action found" in lines
