@@ -2,8 +2,8 @@
 
 Inside: new user/pid/net/ipc/uts/cgroup namespaces (and no nested user
 namespaces, which would hand the program capabilities), the worker as PID 1, the
-host's /usr read-only (with the merged-/usr symlinks), a fresh /proc and minimal
-/dev, a size-capped private tmpfs at /tmp (the work dir lives there), a small
+host's /usr read-only (with the merged-/usr symlinks), a fresh /proc (its
+host-wide counters hidden: host_counters.py) and minimal /dev, a size-capped private tmpfs at /tmp (the work dir lives there), a small
 tmpfs /dev/shm, everything else read-only, no /etc, /root or /home, a
 cleared environment. Each run gets IPC, network and mount namespaces of its
 own, with fresh tmpfs mounts on /tmp and /dev/shm, made by its judge
@@ -35,6 +35,7 @@ from env_servers.sandbox.channel import (
     source_frame,
     worker_command,
 )
+from env_servers.sandbox.host_counters import EmptyFile, bwrap_masks
 from env_servers.sandbox.uids import allocate_uid, running_as_root
 from env_servers.sandbox.userns import (
     CANDIDATE_UID,
@@ -89,6 +90,7 @@ class BwrapLauncher(Launcher):
         self._cgroups_available = running_as_root()
         self.pool_name = uuid.uuid4().hex[:12]
         self._source = source_frame(self.design)
+        self._empty_file = EmptyFile()
 
     @property
     def candidate_uid_apart(self) -> bool:
@@ -147,6 +149,7 @@ class BwrapLauncher(Launcher):
             "--symlink", "usr/lib", "/lib",
             "--symlink", "usr/lib64", "/lib64",
             "--proc", "/proc",
+            *bwrap_masks(self._empty_file.path()),
             "--dev", "/dev",
             "--size", str(self.shm_bytes), "--perms", "01777" if self.candidate_uid_apart else "0755", "--tmpfs", "/dev/shm",
             "--remount-ro", "/dev",
@@ -196,5 +199,6 @@ class BwrapLauncher(Launcher):
         return channel
 
     async def aclose(self) -> None:
+        self._empty_file.remove()
         if self._cgroups or self._stale_cgroups:
             await asyncio.to_thread(remove_pool_cgroups, self.pool_name)

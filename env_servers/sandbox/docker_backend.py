@@ -27,6 +27,7 @@ from env_servers.sandbox.channel import (
     worker_command,
 )
 from env_servers.sandbox.engine import find_engine
+from env_servers.sandbox.host_counters import docker_masked_paths
 from env_servers.sandbox.image import IMAGE
 from env_servers.sandbox.uids import allocate_uid
 from env_servers.sandbox.worker_script import SPLIT, WorkerDesign
@@ -186,6 +187,7 @@ class DockerLauncher(Launcher):
             init=False,
             auto_remove=True,  # with stdin closing when we detach, a host that dies leaves no container
         )
+        host_config["MaskedPaths"] = docker_masked_paths()  # the host-wide counters (host_counters.py)
         command = [
             *worker_command("python3"),
             "--work",

@@ -1,4 +1,5 @@
-"""The files every sandbox shares must carry nothing between runs that overlap: no locks, no watches.
+"""The files every sandbox shares must carry nothing between runs that overlap: no locks, no
+watches, no host-wide counters.
 
 Locks, leases and inotify watches belong to inodes, and every bwrap sandbox
 binds the host's own `/usr` (read-only, which stops neither): a lock one run
@@ -18,6 +19,12 @@ and none watches a file (inotify and fcntl's F_NOTIFY answer EPERM; fanotify
 was denied before). Each secure backend must let no bit through; the control
 (the insecure process backend, which shares the host's files and has no
 filter) must let them all through, so each check can fail.
+
+Host-wide counters are the same kind of channel, read rather than held: a run
+that opens 59 descriptors moves /proc/sys/fs/file-nr by exactly 59 in every
+other sandbox at once (seen on bwrap before the fix), and /proc/loadavg,
+/proc/stat and sysinfo(2) count the host's threads and processes. Every
+backend hides them (env_servers/sandbox/host_counters.py).
 """
 
 from __future__ import annotations
@@ -197,3 +204,57 @@ async def test_watches_on_shared_files_tell_nothing_of_an_overlapping_run(two_sa
     else:
         assert bits == secret, (
             f"the control let {bits:#x} of {secret:#x} through, so this check could never fail")
+
+
+SEND_BY_OPENING_DESCRIPTORS = r"""
+import os, resource, time
+time.sleep(WAIT_SECONDS)
+limit = resource.getrlimit(resource.RLIMIT_NOFILE)[0]
+held = [os.open("/dev/null", os.O_RDONLY) for _ in range(min(limit, 1024) - 10)]
+print("OPENED", len(held))
+time.sleep(HOLD_SECONDS)
+"""
+
+READ_COUNTERS = r"""
+import ctypes, errno, time
+libc = ctypes.CDLL(None, use_errno=True)
+def read(path, pick):
+    try:
+        return pick(open(path).read())
+    except (OSError, ValueError, IndexError):
+        return None
+counters = {
+    "file-nr": lambda: read("/proc/sys/fs/file-nr", lambda text: int(text.split()[0])),
+    "threads": lambda: read("/proc/loadavg", lambda text: int(text.split()[3].split("/")[1])),
+    "forks": lambda: read("/proc/stat", lambda text: int(text.split("processes")[1].split()[0])),
+    "meminfo": lambda: read("/proc/meminfo", lambda text: int(text.split()[4])),
+}
+buffer = ctypes.create_string_buffer(128)
+print("SYSINFO", "refused" if libc.sysinfo(buffer) != 0 else "answered")
+samples = {name: [] for name in counters}
+end = time.time() + LISTEN_SECONDS
+while time.time() < end:
+    for name, sample in counters.items():
+        samples[name].append(sample())
+    time.sleep(0.05)
+readable = sorted(name for name, values in samples.items() if any(v is not None for v in values))
+files = [v for v in samples["file-nr"] if v is not None]
+print("SEEN", max(files) - min(files) if files else 0, "READABLE", ",".join(readable) or "-")
+"""
+
+
+async def test_host_wide_counters_tell_nothing_of_an_overlapping_run(two_sandboxes):
+    sender_box = two_sandboxes[0]
+    _, sent, seen, line = await overlapping(two_sandboxes, SEND_BY_OPENING_DESCRIPTORS,
+                                            READ_COUNTERS, WAIT_SECONDS=1.0, HOLD_SECONDS=1.5,
+                                            LISTEN_SECONDS=3.0)
+    opened = int(next(word for word in sent.stdout.split("OPENED")[1].split()))
+    moved, readable = int(line[1]), line[3]
+    if sender_box.secure:
+        assert (moved, readable) == (0, "-"), (
+            f"{sender_box.name}: a run in another sandbox read {readable}; file-nr moved {moved}")
+        assert "SYSINFO refused" in seen.stdout, seen.stdout
+    else:
+        assert moved >= opened - 5 and readable == "file-nr,forks,meminfo,threads", (
+            f"the control saw file-nr move {moved} for {opened} descriptors ({readable}), "
+            "so this check could never fail")

@@ -95,6 +95,7 @@ DENIED_SYSCALLS = (
     "io_uring_register", "open_by_handle_at", "name_to_handle_at", "lookup_dcookie", "fanotify_init",
     "process_madvise", "pidfd_getfd", "kcmp", "settimeofday", "clock_settime", "clock_adjtime",
     "adjtimex", "vhangup", "uselib", "personality", "inotify_init", "inotify_init1", "inotify_add_watch",
+    "sysinfo",  # the host's process count and memory (see host_counters.py)
 )  # fmt: skip
 # socket() with any family but AF_UNIX is denied as well: no network counter (packets, errors) can carry
 # anything from one run to the next, even inside the sandbox's own network namespace.
