@@ -14,7 +14,8 @@ Three kinds of reply, each judged the way the search judged it:
 - reflections: how many, how many are distinct, and how many copy the environment's
   own example reflections (a run of COPY_WORDS or more words in common with an
   example reply of its prompt pack), the failure the first real-model try found.
-Changes nothing.
+Runs count under their method (RunResult.method): a bench's variants of one
+method (`lats:stop=3`, ...) count together. Changes nothing.
 """
 
 from __future__ import annotations
