@@ -29,11 +29,12 @@ HOST_WIDE_FILES = (
     "/proc/swaps", "/proc/diskstats", "/proc/interrupts", "/proc/softirqs",
     "/proc/schedstat", "/proc/key-users", "/proc/cgroups",
 )
-# What Docker masks by default (moby's oci defaults); a container's MaskedPaths replaces them.
+# What Docker masks by default under /proc (moby's oci defaults; a container's MaskedPaths
+# replaces them, so they are kept here). Its /sys is masked whole: bwrap mounts none, and sysfs
+# counts the host too (each NUMA node's meminfo and vmstat, every disk's reads).
 DOCKER_DEFAULT_MASKS = (
     "/proc/asound", "/proc/acpi", "/proc/kcore", "/proc/keys", "/proc/latency_stats",
     "/proc/timer_list", "/proc/timer_stats", "/proc/sched_debug", "/proc/scsi",
-    "/sys/firmware", "/sys/devices/virtual/powercap",
 )
 
 
@@ -43,8 +44,8 @@ def present(paths: tuple[str, ...]) -> list[str]:
 
 
 def docker_masked_paths() -> list[str]:
-    """A container's MaskedPaths: Docker's defaults and the host-wide counters."""
-    return [*DOCKER_DEFAULT_MASKS, *HOST_WIDE_DIRS, *HOST_WIDE_FILES]
+    """A container's MaskedPaths: Docker's defaults, the host-wide counters and /sys."""
+    return [*DOCKER_DEFAULT_MASKS, *HOST_WIDE_DIRS, *HOST_WIDE_FILES, "/sys"]
 
 
 class EmptyFile:

@@ -23,8 +23,9 @@ filter) must let them all through, so each check can fail.
 Host-wide counters are the same kind of channel, read rather than held: a run
 that opens 59 descriptors moves /proc/sys/fs/file-nr by exactly 59 in every
 other sandbox at once (seen on bwrap before the fix), and /proc/loadavg,
-/proc/stat and sysinfo(2) count the host's threads and processes. Every
-backend hides them (env_servers/sandbox/host_counters.py).
+/proc/stat and sysinfo(2) count the host's threads and processes, /proc/meminfo
+and each NUMA node's meminfo under /sys its memory. Every backend hides them
+(env_servers/sandbox/host_counters.py).
 """
 
 from __future__ import annotations
@@ -228,6 +229,8 @@ counters = {
     "threads": lambda: read("/proc/loadavg", lambda text: int(text.split()[3].split("/")[1])),
     "forks": lambda: read("/proc/stat", lambda text: int(text.split("processes")[1].split()[0])),
     "meminfo": lambda: read("/proc/meminfo", lambda text: int(text.split()[4])),
+    "node-meminfo": lambda: read("/sys/devices/system/node/node0/meminfo",
+                                 lambda text: int(text.split()[8])),
 }
 buffer = ctypes.create_string_buffer(128)
 print("SYSINFO", "refused" if libc.sysinfo(buffer) != 0 else "answered")
@@ -255,6 +258,6 @@ async def test_host_wide_counters_tell_nothing_of_an_overlapping_run(two_sandbox
             f"{sender_box.name}: a run in another sandbox read {readable}; file-nr moved {moved}")
         assert "SYSINFO refused" in seen.stdout, seen.stdout
     else:
-        assert moved >= opened - 5 and readable == "file-nr,forks,meminfo,threads", (
+        assert moved >= opened - 5 and readable == "file-nr,forks,meminfo,node-meminfo,threads", (
             f"the control saw file-nr move {moved} for {opened} descriptors ({readable}), "
             "so this check could never fail")
