@@ -135,6 +135,11 @@ async def overlapping(two_sandboxes, sender: str, receiver: str, **values):
     return secret, sent, seen, line.split()
 
 
+def assert_the_control_let_through(bits: int, secret: int) -> None:
+    assert bits == secret, (
+        f"the control let {bits:#x} of {secret:#x} through, so this check could never fail")
+
+
 async def test_locks_on_shared_files_carry_nothing_between_overlapping_runs(two_sandboxes):
     holder_box = two_sandboxes[0]
     secret, held, _, line = await overlapping(two_sandboxes, HOLD, PROBE, HOLD_SECONDS=3.0,
@@ -145,8 +150,7 @@ async def test_locks_on_shared_files_carry_nothing_between_overlapping_runs(two_
         assert "HELD 0" in held.stdout, held.stdout
         assert "REFUSED flock EPERM" in held.stdout, held.stdout
     else:
-        assert bits == secret, (
-            f"the control let {bits:#x} of {secret:#x} through, so this check could never fail")
+        assert_the_control_let_through(bits, secret)
 
 
 SEND_BY_OPENING = r"""
@@ -203,8 +207,7 @@ async def test_watches_on_shared_files_tell_nothing_of_an_overlapping_run(two_sa
         assert "REFUSED inotify EPERM" in seen.stdout, seen.stdout
         assert "REFUSED dnotify EPERM" in seen.stdout, seen.stdout
     else:
-        assert bits == secret, (
-            f"the control let {bits:#x} of {secret:#x} through, so this check could never fail")
+        assert_the_control_let_through(bits, secret)
 
 
 SEND_BY_OPENING_DESCRIPTORS = r"""
