@@ -3,8 +3,9 @@
 Inside: new user/pid/net/ipc/uts/cgroup namespaces (and no nested user
 namespaces, which would hand the program capabilities), the worker as PID 1, the
 host's /usr read-only (with the merged-/usr symlinks), a fresh /proc (its
-host-wide counters hidden: host_counters.py) and minimal /dev, a size-capped private tmpfs at /tmp (the work dir lives there), a small
-tmpfs /dev/shm, everything else read-only, no /etc, /root or /home, a
+host-wide counters hidden: host_counters.py) and minimal /dev, a size-capped
+private tmpfs at /tmp (the work dir lives there), a small tmpfs /dev/shm,
+everything else read-only, no /etc, /root or /home, a
 cleared environment. Each run gets IPC, network and mount namespaces of its
 own, with fresh tmpfs mounts on /tmp and /dev/shm, made by its judge
 (worker/run_namespaces.py): the supervisor keeps CAP_SYS_ADMIN in the
