@@ -18,6 +18,8 @@ from __future__ import annotations
 import os
 import tempfile
 
+from env_servers.sandbox.base import SandboxUnavailable
+
 HOST_WIDE_DIRS = (
     "/proc/sys/fs",          # file-nr, inode-nr, dentry-state, aio-nr
     "/proc/sys/kernel/pty",  # nr: ptys open on the host
@@ -62,17 +64,24 @@ class EmptyFile:
 
     def path(self) -> str:
         if not self._path or not os.path.isfile(self._path) or os.path.getsize(self._path):
+            self.remove()
             where = "/tmp" if os.path.isdir("/tmp") else None
-            descriptor, self._path = tempfile.mkstemp(prefix="lats-sandbox-empty-", dir=where)
-            os.close(descriptor)
-            os.chmod(self._path, 0o444)
+            try:
+                descriptor, self._path = tempfile.mkstemp(prefix="lats-sandbox-empty-", dir=where)
+                os.close(descriptor)
+                os.chmod(self._path, 0o444)
+            except OSError as error:
+                raise SandboxUnavailable(
+                    f"the sandbox hides the host's /proc counters behind an empty file in "
+                    f"{where or tempfile.gettempdir()}, and could not make one ({error}): "
+                    "make that directory writable, with space left") from None
         return self._path
 
     def remove(self) -> None:
         if self._path:
             try:
                 os.unlink(self._path)
-            except FileNotFoundError:
+            except OSError:
                 pass
             self._path = ""
 

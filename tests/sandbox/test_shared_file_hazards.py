@@ -264,3 +264,4 @@ async def test_host_wide_counters_tell_nothing_of_an_overlapping_run(two_sandbox
         assert moved >= opened - 5 and readable == "file-nr,forks,meminfo,node-meminfo,threads", (
             f"the control saw file-nr move {moved} for {opened} descriptors ({readable}), "
             "so this check could never fail")
+
