@@ -2,7 +2,8 @@
 
 The compose file's `coderunner` service (non-root, no capabilities, read-only
 root, its seccomp profile, unmasked /proc) runs the hazard files (escapes,
-verdict forgery, kernel objects left for later runs) with its own interpreter:
+verdict forgery, kernel objects left for later runs, shared files and host
+counters between overlapping runs) with its own interpreter:
 bubblewrap must contain every hazard there, and the unsandboxed control must
 show each one working, proving the checks can fail inside a container too
 (a hazard the container itself closes to the control, such as the keyring
