@@ -65,8 +65,12 @@ def word_runs(text: str, size: int) -> set[tuple[str, ...]]:
 
 def copies_example(text: str, examples: list[str], size: int = COPY_WORDS) -> bool:
     """Whether `text` shares a run of `size` words with one of the `examples`."""
-    runs = word_runs(text, size)
-    return any(runs & word_runs(example, size) for example in examples)
+    return bool(word_runs(text, size) & example_runs(examples, size))
+
+
+def example_runs(examples: list[str], size: int = COPY_WORDS) -> set[tuple[str, ...]]:
+    """Every run of `size` words of any of the `examples`."""
+    return set().union(*(word_runs(example, size) for example in examples))
 
 
 def add_run(figures: Figures, run) -> None:
@@ -106,11 +110,12 @@ def share(part: int, whole: int) -> str:
 
 def report(by_method: dict[str, Figures], examples: list[str]) -> list[str]:
     """The printed lines: one table row per method, then each method's top reasons."""
+    known = example_runs(examples)
     lines = [f"{'method':<12} {'runs':>5} {'steps':>6} {'merged':>7} {'invalid':>8} {'value calls':>12} "
              f"{'parsed':>7} {'reflections':>12} {'distinct':>9} {'copied':>7}"]
     for method in sorted(by_method):
         f = by_method[method]
-        copied = sum(copies_example(text, examples) for text in f.reflections)
+        copied = sum(bool(word_runs(text, COPY_WORDS) & known) for text in f.reflections)
         lines.append(
             f"{method:<12} {f.runs:>5} {f.steps:>6} {f.merged:>7} {share(f.invalid, f.steps):>8} "
             f"{f.value_calls:>12} {share(f.value_calls - f.value_failures, f.value_calls):>7} "
