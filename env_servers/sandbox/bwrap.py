@@ -1,13 +1,16 @@
 """The bubblewrap backend: each worker runs in its own bwrap sandbox.
 
 Inside: new user/pid/net/ipc/uts/cgroup namespaces (and no nested user
-namespaces, which would hand the program capabilities), the worker as PID 1, the
+namespaces, which would hand the program capabilities: the seccomp filter
+denies making one, and so does bwrap's --disable-userns where runs have no
+namespaces of their own), the worker as PID 1, the
 host's /usr read-only (with the merged-/usr symlinks), a fresh /proc (its
-host-wide counters hidden: host_counters.py) and minimal /dev, a size-capped
+host-wide counters hidden: host_counters.py; each run's own has none) and minimal /dev, a size-capped
 private tmpfs at /tmp (the work dir lives there), a small tmpfs /dev/shm,
 everything else read-only, no /etc, /root or /home, a
-cleared environment. Each run gets IPC, network and mount namespaces of its
-own, with fresh tmpfs mounts on /tmp and /dev/shm, made by its judge
+cleared environment. Each run gets PID, IPC, network and mount namespaces of
+its own, with fresh tmpfs mounts on /tmp and /dev/shm and a /proc of its own
+processes, made by the supervisor and its judge
 (worker/run_namespaces.py): the supervisor keeps CAP_SYS_ADMIN in the
 sandbox's user namespace for that, and no mqueue filesystem is mounted (a
 mount of the worker's namespace would be a path from every run's namespace
@@ -132,7 +135,11 @@ class BwrapLauncher(Launcher):
             namespaces += capability_arguments(extra)
             shared_dirs, worker = "01777", ["--candidate-uid", str(CANDIDATE_UID)]
         else:  # bwrap's own one-uid user namespace (its process holds no capability unless added)
-            namespaces = ["--unshare-all", "--unshare-user", "--disable-userns"]
+            namespaces = ["--unshare-all", "--unshare-user"]
+            # --disable-userns nests a second user namespace, which locks the sandbox's mounts for the
+            # worker: a run could not mount a /proc of its own there. Where runs have namespaces of their
+            # own the seccomp filter is on, and it denies every way to make a user namespace.
+            namespaces += [] if self.run_namespaces else ["--disable-userns"]
             namespaces += [arg for cap in extra for arg in ("--cap-add", cap)]
             shared_dirs, worker = "0700", []
         if self.run_namespaces:
@@ -150,7 +157,10 @@ class BwrapLauncher(Launcher):
             "--symlink", "usr/lib", "/lib",
             "--symlink", "usr/lib64", "/lib64",
             "--proc", "/proc",
-            *bwrap_masks(self._empty_file.path()),
+            # A run with namespaces of its own sees a /proc of its own processes only (subset=pid), with
+            # none of the host-wide files; masks here would stop it being mounted (the kernel lets a user
+            # namespace mount a procfs only where one is fully visible), and they would guard nothing.
+            *(bwrap_masks(self._empty_file.path()) if not self.run_namespaces else ()),
             "--dev", "/dev",
             "--size", str(self.shm_bytes), "--perms", "01777" if self.candidate_uid_apart else "0755", "--tmpfs", "/dev/shm",
             "--remount-ro", "/dev",

@@ -6,11 +6,16 @@ of descriptors any process opens), threads and forks (/proc/loadavg,
 /proc/stat), memory, interrupts, pressure, ptys. A run that opens 59 files, in
 one sandbox, moves file-nr by 59 in every other sandbox at once: an exact
 channel between runs that overlap (from a Score run's program, called with the
-hidden tests' arguments, to another episode's Step). Every backend mounts an
+hidden tests' arguments, to another episode's Step). Every backend hides them:
+where runs share the worker's /proc, it mounts an
 empty read-only directory over each of HOST_WIDE_DIRS and an empty file over
 each of HOST_WIDE_FILES; the seccomp filter denies sysinfo(2), which reports
-the host's process count and memory. The worker's own pid counter
-(/proc/sys/kernel/ns_last_pid, its namespace's) stays readable.
+the host's process count and memory. Where runs have namespaces of their own
+(bwrap's default), a run sees a /proc of its own processes only (subset=pid,
+worker/run_namespaces.py), where none of these exists: bwrap mounts no mask
+there (the kernel would refuse that /proc under a masked one). On docker the
+container's own pid counter (/proc/sys/kernel/ns_last_pid, its namespace's)
+stays readable.
 """
 
 from __future__ import annotations

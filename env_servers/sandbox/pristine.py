@@ -14,13 +14,14 @@ id of a new System V object, the pid of a new process):
   processes and threads                the pid namespace (ns_last_pid)
 
 Where runs have namespaces of their own (--run-namespaces, bwrap: see
-worker/run_namespaces.py), the first three rows, and abstract unix sockets, are closed by
-construction: the judge gives the run its own IPC, network and mount
-namespaces (fresh tmpfs mounts)
-before any process of the run exists, and the kernel frees them, with every
-object, file and counter in them, when the run's last process is gone. There
-the Baseline watches no directory and counts no System V object or unix
-socket (each would be the run's own, about to go): it checks processes only. Elsewhere (docker)
+worker/run_namespaces.py), all four rows, and abstract unix sockets, are closed by
+construction: the judge is PID 1 of the run's own PID namespace and gives
+the run its own IPC, network and mount namespaces (fresh tmpfs mounts, its
+own /proc) before any other process of the run exists, and the kernel frees
+them, with every object, file, process and counter in them, when the run's
+last process is gone. There the Baseline watches no directory, counts no
+System V object or unix socket and reads no pid counter (each would be the
+run's own, about to go): the judge passes no last pid. Elsewhere (docker)
 the run shares the worker's namespaces and every check below is the only line.
 
 `Baseline` is taken once, when the worker is pristine: each watched

@@ -10,7 +10,8 @@ when its unix garbage collector runs: each unix socket's release starts it
 unless it is already running, so a cycle that becomes garbage while it runs
 stays until the next release of any unix socket on the host. Run 2, on the
 same worker, reads the namespace's listing (/proc/net/unix, making no socket
-itself): each name bound is a bit of run 1's secret, and with it, say, a
+itself; where a run's /proc has none, binds each name, closing nothing before
+the last): each name bound is a bit of run 1's secret, and with it, say, a
 hidden test's inputs.
 
 bwrap contains it by construction (each run has a network namespace of its
@@ -85,10 +86,29 @@ print("LEFT")
 '''
 
 READ_NAMES = r'''
+import errno, socket
 def read(prefix):
-    """The bits whose names are bound, read off the namespace's listing: no socket made or closed here."""
-    with open("/proc/net/unix") as listing:
-        names = {line.split()[-1] for line in listing.read().splitlines()[1:] if line.split()[-1].startswith("@")}
+    """The bits whose names are bound, read off the namespace's listing: no socket made or closed here.
+
+    Where the run's /proc has no listing (bwrap's runs see their own processes
+    only), each name is tried with bind, every socket made first and closed
+    only after the last try: a close starts the collector, which would free
+    the names still unread.
+    """
+    try:
+        with open("/proc/net/unix") as listing:
+            names = {line.split()[-1] for line in listing.read().splitlines()[1:] if line.split()[-1].startswith("@")}
+    except FileNotFoundError:
+        probes = [socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM) for _ in range(BITS)]
+        names = set()
+        for bit, probe in enumerate(probes):
+            try:
+                probe.bind(b"\0" + prefix + b"-%d" % bit)
+            except OSError as error:
+                if error.errno == errno.EADDRINUSE:
+                    names.add("@" + prefix.decode() + "-%d" % bit)
+        for probe in probes:
+            probe.close()
     return sum(1 << bit for bit in range(BITS) if "@" + prefix.decode() + "-%d" % bit in names)
 print("READ %d" % read(PREFIX))
 '''

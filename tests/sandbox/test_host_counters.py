@@ -59,3 +59,14 @@ def test_a_host_whose_tmp_cannot_hold_the_empty_file_gets_a_typed_error(monkeypa
     monkeypatch.setattr("tempfile.mkstemp", refuse)
     with pytest.raises(SandboxUnavailable, match="make that directory writable"):
         EmptyFile().path()
+
+
+def test_bwrap_masks_the_workers_proc_only_where_runs_share_it():
+    """A run with namespaces of its own mounts a /proc of its own, which the kernel refuses under a masked one."""
+    from env_servers.sandbox.bwrap import BwrapLauncher
+    from tests.sandbox.unchecked import SHARED_NAMESPACES
+
+    own = BwrapLauncher()
+    assert own.run_namespaces and not any(path.startswith("/proc/") for path in own.argv())
+    shared = BwrapLauncher(design=SHARED_NAMESPACES)
+    assert not shared.run_namespaces and "/proc/stat" in shared.argv() and "/proc/sys/fs" in shared.argv()

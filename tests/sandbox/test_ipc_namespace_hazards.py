@@ -238,6 +238,15 @@ def escapes():
         if libc.setns(fd, 0) == 0:
             wins.append("setns(%s)" % path)
         os.close(fd)
+    # setns into a PID namespace is what the supervisor's filter lets through (its own, after each judge's fork)
+    for path in ("/proc/self/ns/pid", "/proc/self/ns/pid_for_children", "/proc/1/ns/pid"):
+        try:
+            fd = os.open(path, os.O_RDONLY)
+        except OSError:
+            continue
+        if libc.setns(fd, 0x20000000) == 0:
+            wins.append("setns(%s, CLONE_NEWPID)" % path)
+        os.close(fd)
     for name in ("NEWIPC", "NEWUSER"):
         pid = libc.syscall(56, ctypes.c_ulong(FLAGS[name] | 17), None, None, None, None)  # clone(flags | SIGCHLD)
         if pid == 0:

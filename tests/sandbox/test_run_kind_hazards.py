@@ -11,8 +11,8 @@ its own status (capabilities, seccomp, signals), and, while a test calls it,
 each process's limits and signal handlers (which process runs the tests
 shows there). Whether a process is running or asleep at that instant is a
 race, the same for every kind, so it is not compared: timing channels are
-out of this check's reach. (Its own pid tells
-how many runs its worker served before, whatever their kinds: not compared.) The code runner's own
+out of this check's reach. (Its own pid told how many runs its worker had
+served, whatever their kinds: test_worker_age_hazards.py covers it.) The code runner's own
 run requests for the three kinds (CodeRunnerDomain.run_request) must give the
 same report on every backend; runs under different limits must not, so the
 check can fail.

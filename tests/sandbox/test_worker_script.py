@@ -99,3 +99,19 @@ def test_the_joined_script_runs_on_the_standard_library_alone(design):
                             text=True, timeout=60, cwd="/")
     assert result.returncode == 0, result.stderr
     assert result.stdout.strip() == "warm"
+
+
+def test_a_syscall_let_through_for_several_values_is_denied_for_every_other():
+    """The worker's filter lets unshare through for exactly the judge's flags or exactly CLONE_NEWPID."""
+    from env_servers.sandbox.worker.hardening import denied_unless_one_of
+    from env_servers.sandbox.worker.run_namespaces import CLONE_NEWPID, RUN_FLAGS
+
+    patterns = denied_unless_one_of([RUN_FLAGS, CLONE_NEWPID])
+
+    def denied(argument):
+        return any(argument & mask == value for mask, value in patterns)
+
+    assert not denied(RUN_FLAGS) and not denied(CLONE_NEWPID)
+    user, ipc = 0x10000000, 0x08000000
+    for other in (0, ipc, RUN_FLAGS | CLONE_NEWPID, CLONE_NEWPID | user, RUN_FLAGS | user, RUN_FLAGS | 1 << 40, 0x80):
+        assert denied(other), hex(other)

@@ -63,10 +63,13 @@ def die_with_parent(parent):
     In a sandbox the supervisor is PID 1, and its namespace ends with it anyway;
     under the process backend this keeps a judge from outliving its supervisor,
     and a candidate or tester from outliving its judge. A change of uid clears
-    it: a process that switches uid calls this afterwards.
+    it: a process that switches uid calls this afterwards. A judge that is
+    PID 1 of its run's PID namespace sees its parent as 0 (outside the
+    namespace): there the supervisor is the sandbox's PID 1, whose end ends
+    every namespace below it.
     """
     PRCTL(PR_SET_PDEATHSIG, int(signal.SIGKILL), 0, 0, 0)
-    if os.getppid() != parent:
+    if os.getppid() not in (parent, 0):
         os._exit(0)
 
 
@@ -125,6 +128,26 @@ def harden(use_seccomp, setup_calls=()):
     return True
 
 
+def denied_unless_one_of(values):
+    """(mask, value) pairs such that an argument matches one (arg & mask == value) unless it is one of `values`.
+
+    libseccomp allows one comparison per argument in a rule, so "none of
+    these values" is spelt as rules that each deny a pattern: any of the 64
+    bits outside the values' union set, or a combination of the union's bits
+    that is not one of the values. Meant for flag words of a few bits.
+    """
+    union = 0
+    for value in values:
+        union |= value
+    inside = [1 << bit for bit in range(64) if union & (1 << bit)]
+    patterns = [(1 << bit, 1 << bit) for bit in range(64) if not union & (1 << bit)]
+    for chosen in range(1 << len(inside)):
+        combination = sum(flag for index, flag in enumerate(inside) if chosen & (1 << index))
+        if combination not in values:
+            patterns.append((union, combination))
+    return patterns
+
+
 def load_seccomp_filter(setup_calls=()):
     """Load the filter this process and every fork of it keep (libseccomp through python3-seccomp).
 
@@ -139,10 +162,10 @@ def load_seccomp_filter(setup_calls=()):
     (e.g. 32-bit int 0x80) kill the process.
 
     `setup_calls` is ((name, argument index, value), ...): each of those
-    denied syscalls is let through when that one argument is exactly that
-    value, and denied otherwise. A run's namespaces are made this way
-    (run_namespaces.py), by a judge that stacks a filter denying them
-    again before any process of its run exists.
+    denied syscalls is let through when that one argument is exactly one of
+    the values given for it, and denied otherwise. A run's namespaces are
+    made this way (run_namespaces.py), by the supervisor and a judge that
+    stacks a filter denying them again before any process of its run exists.
     """
     try:
         import seccomp
@@ -153,12 +176,17 @@ def load_seccomp_filter(setup_calls=()):
         ) from None
     denied = seccomp.ERRNO(errno.EPERM)
     rules = seccomp.SyscallFilter(defaction=seccomp.ALLOW)
-    let_through = {name: (index, value) for name, index, value in setup_calls}
+    let_through = {}
+    for name, index, value in setup_calls:
+        let_through.setdefault(name, (index, []))[1].append(value)
     for name in DENIED_SYSCALLS:
         try:
             if name in let_through:
-                index, value = let_through[name]
-                rules.add_rule(denied, name, seccomp.Arg(index, seccomp.NE, value))
+                index, values = let_through[name]
+                if len(values) == 1:
+                    rules.add_rule(denied, name, seccomp.Arg(index, seccomp.NE, values[0]))
+                for mask, masked in denied_unless_one_of(values) if len(values) > 1 else ():
+                    rules.add_rule(denied, name, seccomp.Arg(index, seccomp.MASKED_EQ, mask, masked))
             else:
                 rules.add_rule(denied, name)
         except (RuntimeError, ValueError, OSError):

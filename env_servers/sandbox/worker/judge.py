@@ -6,9 +6,9 @@ earlier run. It keeps the supervisor's deafness to catchable signals, so a
 program that signals its parent cannot end the judging (the candidate gets
 them back). The verdict is computed only here, where the candidate cannot
 read or patch it. Where the sandbox allows it (--run-namespaces), the judge
-first gives the run IPC, network and mount namespaces of its own, with fresh
-tmpfs mounts (run_namespaces.py), so whatever the run makes there dies with
-it. Before
+is PID 1 of the run's own PID namespace and first gives the run IPC, network
+and mount namespaces of its own, with fresh tmpfs mounts and /proc
+(run_namespaces.py), so whatever the run makes there dies with it. Before
 replying, the judge kills every process of the run and (with --pristine)
 checks that the run left nothing behind; a run that did gets a reply marked
 "retire".
@@ -26,7 +26,7 @@ from env_servers.sandbox.pristine import last_pid
 from env_servers.sandbox.worker.assertions import run_tests
 from env_servers.sandbox.worker.call_proxy import Caller, judge_namespace
 from env_servers.sandbox.worker.candidate import candidate_main
-from env_servers.sandbox.worker.cleanup import kill_the_rest_of_the_namespace
+from env_servers.sandbox.worker.cleanup import kill_and_reap_the_run, kill_the_rest_of_the_namespace
 from env_servers.sandbox.worker.hardening import keep_only_kill
 from env_servers.sandbox.worker.host_channel import read_exactly, receive_request_header, send
 from env_servers.sandbox.worker.judge_link import Link
@@ -99,10 +99,12 @@ def own_end(pid, grace=0.2):
 def end_run(candidate_pid, others, lost):
     """Kill the candidate, the tester and everything else of the run; the candidate's wait status if it had ended.
 
-    Before the reply every process of the run is dead: when the pid counter
-    shows no process made since the judge's own, killing those is enough;
-    otherwise, in the sandbox's own PID namespace (its init is the worker),
-    every process of the namespace but its init and the judge is killed.
+    Before the reply every process of the run is dead. Where the judge is
+    PID 1 of the run's own PID namespace (--run-namespaces), it kills and
+    reaps every other process there. Otherwise, when the pid counter shows
+    no process made since the judge's own, killing those is enough; if it
+    does, in the sandbox's own PID namespace (its init is the worker), every
+    process of the namespace but its init and the judge is killed.
     Without one (the process backend) the judge kills only the run's own:
     every other process it could see is the host's.
     """
@@ -117,7 +119,9 @@ def end_run(candidate_pid, others, lost):
         os.waitpid(candidate_pid, 0)  # blocks until it is gone, without spinning
     for pid in others:
         os.waitpid(pid, 0)
-    if STATE.namespace_init and last_pid() != max([candidate_pid] + others):
+    if STATE.run_namespaces is not None:
+        kill_and_reap_the_run()
+    elif STATE.namespace_init and last_pid() != max([candidate_pid] + others):
         kill_the_rest_of_the_namespace()
     return status
 
@@ -222,7 +226,9 @@ def judge_main(channel_in, channel_out, work_dir, watchdog_w):
     link.close()
     reply = run_reply(link, records, status, timed_out, lost)
     reply.update(wall_seconds=time.monotonic() - started, nonce=nonce)
-    traces = STATE.baseline.traces(tester[0]) if STATE.baseline is not None else []
+    # Processes are checked only where the run shares the worker's PID namespace; its own dies with the judge.
+    last_own_pid = tester[0] if STATE.run_namespaces is None else None
+    traces = STATE.baseline.traces(last_own_pid) if STATE.baseline is not None else []
     if traces:
         reply["retire"] = traces
     try:

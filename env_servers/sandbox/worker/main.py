@@ -40,7 +40,12 @@ from env_servers.sandbox.worker.host_channel import read_exactly, receive_reques
 from env_servers.sandbox.worker.judge_link import Link
 from env_servers.sandbox.worker.output import Capture, CapturedStream
 from env_servers.sandbox.worker.program import compile_program, run_program
-from env_servers.sandbox.worker.run_namespaces import SETUP_CALLS, RunNamespaces, check_run_namespaces
+from env_servers.sandbox.worker.run_namespaces import (
+    SETUP_CALLS,
+    RunNamespaces,
+    become_init_of_a_pid_namespace_of_the_workers_own,
+    check_run_namespaces,
+)
 from env_servers.sandbox.worker.run_process import LIMIT_NAMES, process_budget
 from env_servers.sandbox.worker.startup import announce_ready, parse_arguments, settle, take_the_channel
 from env_servers.sandbox.worker.state import STATE
@@ -148,8 +153,10 @@ def main():
     options = parse_arguments(sys.argv[1:], "split")
     channel_in, channel_out = take_the_channel()
     STATE.candidate_uid = options["candidate-uid"]
-    STATE.namespace_init = os.getpid() == 1
     filtered = harden(options["seccomp"], SETUP_CALLS if options["run-namespaces"] else ())
+    if options["run-namespaces"]:
+        become_init_of_a_pid_namespace_of_the_workers_own()
+    STATE.namespace_init = os.getpid() == 1
     if options["run-namespaces"]:
         STATE.run_namespaces = RunNamespaces(options["wipe"])
         check_run_namespaces()

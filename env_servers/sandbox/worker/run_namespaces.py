@@ -1,10 +1,18 @@
 """Namespaces of each run's own (--run-namespaces, bwrap): what a run makes dies with it, by construction.
 
 A worker serves many runs, so every kernel or filesystem object a run can
-make and leave must live in something that dies with the run. Each judge,
-before any process of its run exists and before it reads anything, calls
-`enter_run_namespaces`:
+make and leave must live in something that dies with the run, and nothing a
+run sees may tell how many runs came before it. The supervisor forks each
+judge as PID 1 of a PID namespace of the run's own
+(`fork_in_a_fresh_pid_namespace`), and each judge, before any other process
+of its run exists and before it reads anything, calls `enter_run_namespaces`:
 
+  unshare(CLONE_NEWPID)  (the supervisor's, before it forks the judge) the
+                         run's processes: the judge is their init, so they die
+                         with it whatever they do, cannot signal it, and see
+                         the same pids in every run (the judge 1, the candidate
+                         2, the tester 3): a run cannot read its worker's age
+                         off its pids, nor whether the last run retired it
   unshare(CLONE_NEWIPC)  System V objects and POSIX message queues (mq_open
                          reaches the caller's IPC namespace), with their id
                          counters: a namespace starts empty, counters at zero
@@ -16,26 +24,30 @@ before any process of its run exists and before it reads anything, calls
                          writable tmpfs of the sandbox (/tmp with the work
                          dir in it, /dev/shm) gets a fresh, empty tmpfs of the
                          same size and mode: files, their metadata and the
-                         tmpfs inode counter are the run's own
+                         tmpfs inode counter are the run's own; and /proc is
+                         the run's PID namespace's, with only its processes'
+                         directories (subset=pid: none of the host-wide
+                         files host_counters.py lists, no /proc/sys)
 
-The kernel frees all three, and everything in them, when the run's last
+The kernel frees them all, and everything in them, when the run's last
 process is gone. The sandbox's mounts are private (bwrap's), so nothing
 mounted here propagates back to the worker's namespace; no mqueue
 filesystem is mounted anywhere (a mount of the worker's namespace would be a
 path into one namespace every run shares).
 
 The worker's filter (hardening.load_seccomp_filter, with SETUP_CALLS) lets
-through exactly these calls: unshare with exactly RUN_FLAGS and mount with
-exactly TMPFS_FLAGS. The judge then drops CAP_SYS_ADMIN (which bwrap granted,
-over the sandbox's own namespaces only) and stacks a second filter that
-denies unshare and mount whatever their arguments, before it forks the
-candidate or the tester: the program and every test run under a filter as
-strict as the worker's was before runs had namespaces.
+through exactly these calls: unshare with exactly RUN_FLAGS or exactly
+CLONE_NEWPID, setns back into a PID namespace (the supervisor's own, after
+each judge's fork) and mount with exactly TMPFS_FLAGS. The judge then drops
+CAP_SYS_ADMIN (which bwrap granted, over the sandbox's own namespaces only)
+and stacks a second filter that denies unshare, setns and mount whatever
+their arguments, before it forks the candidate or the tester: the program and
+every test run under a filter as strict as the worker's was before runs had
+namespaces.
 
-Still shared by the runs of one worker: the PID namespace (processes are
-killed before the reply; ns_last_pid is checked, see pristine.py), the user,
-UTS and cgroup namespaces (nothing there a run can change without a
-capability) and the host-wide counters the sandbox README lists.
+Still shared by the runs of one worker: the user, UTS and cgroup namespaces
+(nothing there a run can change without a capability) and the host-wide
+counters the sandbox README lists.
 """
 
 import ctypes
@@ -45,15 +57,18 @@ import os
 from env_servers.sandbox.worker.hardening import LIBC, PRCTL, drop_capability
 from env_servers.sandbox.worker.state import STATE
 
-CLONE_NEWNS, CLONE_NEWIPC, CLONE_NEWNET = 0x00020000, 0x08000000, 0x40000000
-RUN_FLAGS = CLONE_NEWIPC | CLONE_NEWNET | CLONE_NEWNS
+CLONE_NEWNS, CLONE_NEWIPC, CLONE_NEWNET, CLONE_NEWPID = 0x00020000, 0x08000000, 0x40000000, 0x20000000
+RUN_FLAGS = CLONE_NEWIPC | CLONE_NEWNET | CLONE_NEWNS  # the judge's; the supervisor's is CLONE_NEWPID
 MS_NOSUID, MS_NODEV = 2, 4
-TMPFS_FLAGS = MS_NOSUID | MS_NODEV  # what bwrap's own tmpfs mounts have
-SETUP_CALLS = (("unshare", 0, RUN_FLAGS), ("mount", 3, TMPFS_FLAGS))  # for hardening.load_seccomp_filter
-RUN_DENIED = ("unshare", "mount")  # the run's own filter, stacked by its judge
+TMPFS_FLAGS = MS_NOSUID | MS_NODEV  # what bwrap's own tmpfs mounts have (the run's /proc too)
+PROC_OPTIONS = b"subset=pid"  # the run's processes only: no host-wide file, no /proc/sys
+SETUP_CALLS = (  # for hardening.load_seccomp_filter
+    ("unshare", 0, RUN_FLAGS), ("unshare", 0, CLONE_NEWPID), ("setns", 1, CLONE_NEWPID), ("mount", 3, TMPFS_FLAGS),
+)  # fmt: skip
+RUN_DENIED = ("unshare", "setns", "mount")  # the run's own filter, stacked by its judge
 CAP_SYS_ADMIN = 21
 PR_SET_SECCOMP, SECCOMP_MODE_FILTER = 22, 2
-UNSHARE, MOUNT = LIBC.unshare, LIBC.mount  # looked up once: each judge finds them made
+UNSHARE, SETNS, MOUNT = LIBC.unshare, LIBC.setns, LIBC.mount  # looked up once: each judge finds them made
 
 
 class _SockFprog(ctypes.Structure):
@@ -65,11 +80,14 @@ class RunNamespaces:
 
     `tmpfs_dirs`: the sandbox's writable tmpfs mount points; each run gets a
     fresh tmpfs on each, with the size and mode the worker found there.
+    `worker_pid_namespace`: a descriptor of the worker's own PID namespace,
+    which the supervisor re-enters (for its later forks) after each judge's.
     Built once in the supervisor (after its own filter is loaded), so a judge
     only makes syscalls.
     """
 
     def __init__(self, tmpfs_dirs):
+        self.worker_pid_namespace = os.open("/proc/self/ns/pid", os.O_RDONLY | os.O_CLOEXEC)
         self.mounts = []
         for directory in tmpfs_dirs:
             if not os.path.ismount(directory):
@@ -110,20 +128,71 @@ def run_filter_program():
     return code, _SockFprog(len(program) // 8, ctypes.addressof(code))
 
 
-def enter_run_namespaces():
-    """The judge's first act: the run's own IPC, network and mount namespaces, then the run's filter.
+def become_init_of_a_pid_namespace_of_the_workers_own():
+    """Go on in a fork that is PID 1 of a fresh PID namespace; this process stays behind, waits, and exits with it.
 
+    Each judge's fork into its run's PID namespace is followed by setns back
+    into the worker's, which the kernel allows only into a PID namespace the
+    worker's user namespace owns, and the sandbox's need not be (bwrap without
+    root, in a container, refuses it: EPERM); one made here is. The process
+    left behind holds nothing a run can reach (it is outside every run's
+    namespaces) and ends when the worker does.
+    """
+    if UNSHARE(CLONE_NEWPID) != 0:
+        raise SystemExit("the sandbox worker cannot make a PID namespace (%s): its sandbox must grant "
+                         "CAP_SYS_ADMIN in the sandbox's own user namespace" % os.strerror(ctypes.get_errno()))
+    pid = os.fork()
+    if pid == 0:
+        return
+    while True:
+        try:
+            _, status = os.waitpid(pid, 0)
+        except InterruptedError:
+            continue
+        os._exit(os.waitstatus_to_exitcode(status) if os.WIFEXITED(status) else 1)
+
+
+def fork_in_a_fresh_pid_namespace():
+    """os.fork(), with the child PID 1 of a PID namespace of its own; the caller's later forks are back in its own.
+
+    Returns the child's pid in the parent, 0 in the child. Raises OSError if
+    the namespace cannot be made or left.
+    """
+    if UNSHARE(CLONE_NEWPID) != 0:
+        raise OSError(ctypes.get_errno(), "unshare(CLONE_NEWPID) failed")
+    try:
+        pid = os.fork()
+    except BaseException:
+        _back_in_the_workers_pid_namespace()
+        raise
+    if pid:
+        _back_in_the_workers_pid_namespace()
+    return pid
+
+
+def _back_in_the_workers_pid_namespace():
+    if SETNS(STATE.run_namespaces.worker_pid_namespace, CLONE_NEWPID) != 0:
+        raise OSError(ctypes.get_errno(), "setns back into the worker's PID namespace failed")
+
+
+def enter_run_namespaces():
+    """The judge's first act: the run's own IPC, network and mount namespaces and /proc, then the run's filter.
+
+    The judge is PID 1 of the run's PID namespace (fork_in_a_fresh_pid_namespace).
     Ends with CAP_SYS_ADMIN dropped and the run's filter stacked, both before
     the candidate and tester are forked; the judge's cwd is `/` (its old one
     is covered by the fresh tmpfs). Raises OSError if any step fails: the
     judge then ends without replying, and the worker retires.
     """
     run = STATE.run_namespaces
+    os.close(run.worker_pid_namespace)
     if UNSHARE(RUN_FLAGS) != 0:
         raise OSError(ctypes.get_errno(), "unshare(CLONE_NEWIPC | CLONE_NEWNET | CLONE_NEWNS) failed")
     for target, options in run.mounts:
         if MOUNT(b"tmpfs", target, b"tmpfs", TMPFS_FLAGS, options) != 0:
             raise OSError(ctypes.get_errno(), "mount of a fresh tmpfs on %s failed" % target.decode())
+    if MOUNT(b"proc", b"/proc", b"proc", TMPFS_FLAGS, PROC_OPTIONS) != 0:
+        raise OSError(ctypes.get_errno(), "mount of the run's own /proc (subset=pid) failed")
     os.chdir("/")
     drop_capability(CAP_SYS_ADMIN)
     if PRCTL(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, ctypes.byref(run.filter), 0, 0) != 0:
@@ -136,12 +205,22 @@ def check_run_namespaces():
     Said once at startup, with the reason, rather than by every run's judge.
     """
     read_end, write_end = os.pipe()
-    pid = os.fork()
+    try:
+        pid = fork_in_a_fresh_pid_namespace()
+    except OSError as error:
+        os.close(read_end)
+        os.close(write_end)
+        raise SystemExit(
+            "the sandbox worker cannot give each run a PID namespace of its own (%s); in a container, its "
+            "seccomp profile must allow setns with CLONE_NEWPID (deploy/seccomp/coderunner.json)" % error
+        ) from None
     if pid == 0:
         try:
             os.close(read_end)
             try:
                 enter_run_namespaces()
+                if os.getpid() != 1 or sorted(os.listdir("/proc")) != ["1", "self", "thread-self"]:
+                    raise OSError(errno.EPERM, "the run's /proc shows more than the run's own processes")
                 os.write(write_end, b"ok")
             except OSError as error:
                 os.write(write_end, str(error).encode()[:200])

@@ -5,6 +5,8 @@ import os
 import random
 import resource
 
+from env_servers.sandbox.worker.state import STATE
+
 LIMIT_NAMES = ("wall_seconds", "cpu_seconds", "memory_bytes", "max_processes", "max_output_bytes", "max_file_bytes")
 
 
@@ -69,10 +71,12 @@ def process_budget(limits, own_uid):
     the tester's among them. With a uid of its own (`own_uid`) that is the
     candidate's side and the tester (the judge is one fewer, the tester one
     more); with the judge's uid it is the supervisor, the judge and the tester
-    as well (the supervisor and the tester, not the run's, are two more).
+    as well (the supervisor and the tester, not the run's, are two more; with
+    run namespaces, the process the supervisor was forked from is a third).
     """
     limits = dict(limits)
-    limits["max_processes"] = max(1, int(limits["max_processes"]) + (0 if own_uid else 2))
+    machinery = 0 if own_uid else 2 + (STATE.run_namespaces is not None)
+    limits["max_processes"] = max(1, int(limits["max_processes"]) + machinery)
     return limits
 
 

@@ -1,5 +1,8 @@
 """The supervisor (split design): PID 1 of the sandbox, or a subreaper; it forks a judge per run, never reads a request.
 
+With --run-namespaces each judge is PID 1 of the run's own PID namespace
+(run_namespaces.py): every process of the run dies with its judge.
+
 A judge still running WATCHDOG_MARGIN after the deadline it announced is
 killed; a judge that ends without replying gets a reply from the supervisor.
 After each run it kills what is left; a run that left traces (or could not be
@@ -15,6 +18,7 @@ from env_servers.sandbox.worker.cleanup import clean_up_files, kill_everything_e
 from env_servers.sandbox.worker.hardening import die_with_parent
 from env_servers.sandbox.worker.host_channel import send
 from env_servers.sandbox.worker.judge import EXIT_CHANNEL_CLOSED, EXIT_REPLIED, EXIT_RETIRE, judge_main
+from env_servers.sandbox.worker.run_namespaces import fork_in_a_fresh_pid_namespace
 from env_servers.sandbox.worker.state import STATE
 
 WATCHDOG_MARGIN = 1.5  # the supervisor kills a judge still running this long after the run's deadline
@@ -72,7 +76,7 @@ def supervise(channel_in, channel_out, work_dir, wipe_dirs):
     supervisor = os.getpid()
     while True:
         watchdog_r, watchdog_w = os.pipe()
-        pid = os.fork()
+        pid = fork_in_a_fresh_pid_namespace() if STATE.run_namespaces is not None else os.fork()
         if pid == 0:
             try:
                 os.close(watchdog_r)
