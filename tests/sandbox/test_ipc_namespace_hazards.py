@@ -230,22 +230,18 @@ def escapes():
     for name, flag in FLAGS.items():
         if libc.syscall(272, ctypes.c_ulong(flag)) == 0:  # unshare, the raw call
             wins.append("unshare(%s)" % name)
-    for path in ("/proc/self/ns/ipc", "/proc/1/ns/ipc", "/proc/%d/ns/ipc" % os.getppid(), "/proc/self/ns/user"):
+    # any namespace (nstype 0), and a PID namespace: what the supervisor's filter lets through (its own,
+    # after each judge's fork)
+    joins = [(path, 0) for path in ("/proc/self/ns/ipc", "/proc/1/ns/ipc", "/proc/%d/ns/ipc" % os.getppid(),
+                                    "/proc/self/ns/user")]
+    joins += [(path, 0x20000000) for path in ("/proc/self/ns/pid", "/proc/self/ns/pid_for_children", "/proc/1/ns/pid")]
+    for path, nstype in joins:
         try:
             fd = os.open(path, os.O_RDONLY)
         except OSError:
             continue
-        if libc.setns(fd, 0) == 0:
-            wins.append("setns(%s)" % path)
-        os.close(fd)
-    # setns into a PID namespace is what the supervisor's filter lets through (its own, after each judge's fork)
-    for path in ("/proc/self/ns/pid", "/proc/self/ns/pid_for_children", "/proc/1/ns/pid"):
-        try:
-            fd = os.open(path, os.O_RDONLY)
-        except OSError:
-            continue
-        if libc.setns(fd, 0x20000000) == 0:
-            wins.append("setns(%s, CLONE_NEWPID)" % path)
+        if libc.setns(fd, nstype) == 0:
+            wins.append("setns(%s, %#x)" % (path, nstype))
         os.close(fd)
     for name in ("NEWIPC", "NEWUSER"):
         pid = libc.syscall(56, ctypes.c_ulong(FLAGS[name] | 17), None, None, None, None)  # clone(flags | SIGCHLD)
