@@ -66,6 +66,12 @@ class ServiceProcess:
                 self.process.wait()
         return self.process.returncode
 
+    def kill(self) -> None:
+        """SIGKILL now (if still running) and reap."""
+        if self.process.poll() is None:
+            self.process.kill()
+        self.process.wait()
+
     def log_tail(self) -> str:
         return "".join(self.output)
 
@@ -203,5 +209,18 @@ def running_services(specs: list[tuple[str, list[str]]], **kwargs):
             started.append(service)
         yield {s.name: s for s in started}
     finally:
-        for service in reversed(started):
-            service.stop()
+        stop_all(started)
+
+
+def stop_all(services: list[ServiceProcess]) -> None:
+    """Stops each service, the last started first; an interrupt (a second Ctrl-C) while
+    one winds down kills it and every one left at once, then goes on."""
+    remaining = list(reversed(services))
+    try:
+        while remaining:
+            remaining[0].stop()
+            remaining.pop(0)
+    except KeyboardInterrupt:
+        for service in remaining:
+            service.kill()
+        raise

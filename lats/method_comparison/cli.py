@@ -35,6 +35,7 @@ from lats.method_comparison.runner import PlannerUnreachable, run_jobs
 from lats.method_comparison.store import BenchStore
 from lats.method_comparison.summary import group_key, summarize, to_markdown, to_rich
 from lats.method_comparison.variants import OPTION_FIELDS, MethodVariant, plan_jobs
+from lats_runtime.interrupts import run_until_interrupted
 from lats_runtime.processes import stop_on_signals
 from lats_runtime.channels import open_channel
 
@@ -317,7 +318,8 @@ def _run(jobs, planner, env, session, store, concurrency, timeout) -> None:
             progress.console.print(record_line(record), highlight=False, markup=False)
 
         try:
-            asyncio.run(run_jobs(jobs, planner, env, session, on_record, concurrency, timeout))
+            run_until_interrupted(run_jobs(jobs, planner, env, session, on_record, concurrency,
+                                           timeout))
         except* PlannerUnreachable as group:
             raise click.ClickException(
                 f"no planner answers at {planner} ({group.exceptions[0]}); "
