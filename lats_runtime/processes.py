@@ -214,7 +214,7 @@ def running_services(specs: list[tuple[str, list[str]]], **kwargs):
 
 def stop_all(services: list[ServiceProcess]) -> None:
     """Stops each service, the last started first; an interrupt (a second Ctrl-C) while
-    one winds down kills it and every one left at once, then goes on."""
+    one winds down kills it and every one left at once, and the interrupt goes on up."""
     remaining = list(reversed(services))
     try:
         while remaining:
