@@ -135,13 +135,7 @@ class BwrapLauncher(Launcher):
             namespaces += capability_arguments(extra)
             shared_dirs, worker = "01777", ["--candidate-uid", str(CANDIDATE_UID)]
         else:  # bwrap's own one-uid user namespace (its process holds no capability unless added)
-            namespaces = ["--unshare-all", "--unshare-user"]
-            # --disable-userns nests a second user namespace, where the supervisor cannot re-enter its
-            # PID namespace after forking a judge into a run's; with a PID namespace of the worker's own
-            # on top, runs' forks failed with EAGAIN in the code-runner container (not understood). Where
-            # runs have namespaces of their own the seccomp filter is on, and it denies every way to make
-            # a user namespace.
-            namespaces += [] if self.run_namespaces else ["--disable-userns"]
+            namespaces = ["--unshare-all", "--unshare-user", "--disable-userns"]
             namespaces += [arg for cap in extra for arg in ("--cap-add", cap)]
             shared_dirs, worker = "0700", []
         if self.run_namespaces:
