@@ -36,12 +36,17 @@ def run_until_interrupted(work: Coroutine[Any, Any, Any]) -> Any:
             task.cancel()
 
         previous = {number: signal.getsignal(number) for number in STOPPING_SIGNALS}
+        watched = []
         for number in STOPPING_SIGNALS:
-            loop.add_signal_handler(number, stop, number)
+            try:
+                loop.add_signal_handler(number, stop, number)
+            except (ValueError, RuntimeError):  # not the main thread: signals stay the caller's
+                break
+            watched.append(number)
         try:
             return await work
         finally:
-            for number in STOPPING_SIGNALS:
+            for number in watched:
                 loop.remove_signal_handler(number)
                 signal.signal(number, previous[number])  # remove_signal_handler leaves the default
 

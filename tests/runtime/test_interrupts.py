@@ -80,3 +80,15 @@ def test_an_interrupt_while_services_wind_down_kills_the_rest_at_once():
         stop_all([other, slow])  # the last started (slow) first: a 15 s wait, cut short
     assert time.monotonic() - started < 5
     assert slow.process.poll() is not None and other.process.poll() is not None
+
+
+def test_outside_the_main_thread_the_work_still_runs_with_the_callers_signals():
+    answers = []
+
+    async def answer():
+        return 7
+
+    thread = threading.Thread(target=lambda: answers.append(run_until_interrupted(answer())))
+    thread.start()
+    thread.join()
+    assert answers == [7]
