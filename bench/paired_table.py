@@ -61,6 +61,14 @@ def score(record: dict) -> float:
     return float(record.get("score") or 0.0)
 
 
+def mean_metric(records: list[dict], name: str) -> float | None:
+    """The mean of Score's metric `name` (e.g. HotPotQA's token F1), or None unless every record has it."""
+    values = [(r.get("metrics") or {}).get(name) for r in records]
+    if not records or any(value is None for value in values):
+        return None
+    return sum(values) / len(values)
+
+
 def short(task: str) -> str:
     return "_".join(task.split("_")[:2])
 
@@ -94,8 +102,10 @@ def main() -> None:
         prompt = sum(r["prompt_tokens"] for r in mine)
         completion = sum(r["completion_tokens"] for r in mine)
         tokens = prompt + completion
+        f1 = mean_metric(mine, "f1")
         line = (f"{label:>22} seed {seed}: {solved}/{len(mine)} solved, "
                 f"mean score {sum(map(score, mine)) / len(mine):.2f}, "
+                + (f"F1 {f1:.2f}, " if f1 is not None else "") +
                 f"{sum(r['calls'] for r in mine) / len(mine):.1f} calls, "
                 f"{prompt / len(mine):,.0f} + {completion / len(mine):,.0f} tokens, "
                 f"{tokens / solved if solved else float('nan'):,.0f} tokens/solved, "
