@@ -4,9 +4,9 @@ The channel: a run that leaves a trace (a process, a file, a System V object)
 retires its worker, and the slot's next run gets a fresh one. If that next run
 can tell a fresh worker from a used one, a Score run carries one bit of what it
 holds (its hidden tests' arguments) to whichever run comes next on its slot, of
-any session: leave a trace for 1, none for 0. Before issue 36's fourth round, a
-run on bwrap read it off its own pid (6 in a fresh worker, 6 more for every run
-since), the pids /proc lists and ns_last_pid.
+any session: leave a trace for 1, none for 0. Before runs had PID namespaces
+of their own, a run on bwrap read it off its own pid (6 in a fresh worker, 6
+more for every run since), the pids /proc lists and ns_last_pid.
 
 Here a program reports what it can see of processes: its own pid and its
 parent's, the pids /proc lists, ns_last_pid, the parents and start order of
