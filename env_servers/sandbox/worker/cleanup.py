@@ -103,26 +103,6 @@ def kill_the_rest_of_the_namespace(give_up_after=2.0):
         time.sleep(0.0005)  # let the killed finish dying
 
 
-def kill_and_reap_the_run():
-    """As PID 1 of the run's own PID namespace: SIGKILL every other process in it and reap each, until none is left.
-
-    Every process of the namespace is the caller's child or, orphaned, re-parented
-    to it, so no child left means no process left; a fork racing a kill is
-    caught by the next round.
-    """
-    while True:
-        try:
-            os.kill(-1, signal.SIGKILL)
-        except ProcessLookupError:
-            pass
-        try:
-            os.waitpid(-1, 0)
-        except ChildProcessError:
-            return
-        except InterruptedError:
-            continue
-
-
 def clean_up_files(work_dir, wipe_dirs):
     """Empty the writable directories (no --pristine: the process backend); False if one could not be emptied."""
     emptied = True

@@ -26,7 +26,7 @@ from env_servers.sandbox.pristine import last_pid
 from env_servers.sandbox.worker.assertions import run_tests
 from env_servers.sandbox.worker.call_proxy import Caller, judge_namespace
 from env_servers.sandbox.worker.candidate import candidate_main
-from env_servers.sandbox.worker.cleanup import kill_and_reap_the_run, kill_the_rest_of_the_namespace
+from env_servers.sandbox.worker.cleanup import kill_everything_else, kill_the_rest_of_the_namespace
 from env_servers.sandbox.worker.hardening import keep_only_kill
 from env_servers.sandbox.worker.host_channel import read_exactly, receive_request_header, send
 from env_servers.sandbox.worker.judge_link import Link
@@ -119,8 +119,8 @@ def end_run(candidate_pid, others, lost):
         os.waitpid(candidate_pid, 0)  # blocks until it is gone, without spinning
     for pid in others:
         os.waitpid(pid, 0)
-    if STATE.run_namespaces is not None:
-        kill_and_reap_the_run()
+    if STATE.run_namespaces is not None:  # PID 1 of the run's namespace: kill(-1) and reap until none is left
+        kill_everything_else()
     elif STATE.namespace_init and last_pid() != max([candidate_pid] + others):
         kill_the_rest_of_the_namespace()
     return status
