@@ -15,7 +15,7 @@ A run whose processes the kernel's OOM killer stopped reads as "memory": the
 slot's OOM-kill count rose during the run.
 
 A Docker container already is such a cgroup (its memory limit); `DockerCgroup`
-only reads its OOM-kill count. Creating cgroups needs root (or a delegated
+reads its OOM-kill count and the memory a run left charged to it. Creating cgroups needs root (or a delegated
 subtree); where none can be made, `create_slot_cgroup` returns None and the
 pool falls back to a per-process cap (`per_process_limits`).
 """
@@ -47,6 +47,18 @@ def _oom_kills(path: Path, key: str) -> int:
     except (OSError, ValueError):
         pass
     return 0
+
+
+def memory_pinned(stat_file: Path, version: int) -> int:
+    """Bytes a memory cgroup holds that reclaim cannot take back: anonymous memory and shared
+    memory or tmpfs pages (page cache, which the kernel reclaims under the cap, is left out);
+    0 where the counters cannot be read."""
+    keys = ("anon", "shmem") if version == 2 else ("total_rss", "total_shmem")
+    try:
+        stats = dict(line.split() for line in stat_file.read_text().splitlines())
+        return sum(int(stats.get(key, 0)) for key in keys)
+    except (OSError, ValueError):
+        return 0
 
 
 class SlotCgroup:
@@ -92,16 +104,7 @@ class SlotCgroup:
         _write(pids_dir / "pids.max", pids)
 
     def memory_pinned(self) -> int:
-        """Bytes charged now that reclaim cannot take back: anonymous memory and shared
-        memory or tmpfs pages (page cache, which the kernel reclaims under the cap, is
-        left out); 0 where the counters cannot be read."""
-        keys = ("anon", "shmem") if self.version == 2 else ("total_rss", "total_shmem")
-        try:
-            stats = dict(line.split() for line in
-                         (self.directories[0] / "memory.stat").read_text().splitlines())
-            return sum(int(stats.get(key, 0)) for key in keys)
-        except (OSError, ValueError):
-            return 0
+        return memory_pinned(self.directories[0] / "memory.stat", self.version)
 
     def note_baseline(self) -> None:
         """What the worker holds before its first run: later runs are measured against it."""
@@ -198,19 +201,24 @@ def remove_pool_cgroups(pool_name: str, wait_seconds: float = 3.0) -> bool:
         time.sleep(0.05)
 
 
-class DockerCgroup:
-    """A container's own memory cgroup, found on the host, read for its OOM-kill count."""
+class DockerCgroup(SlotCgroup):
+    """A container's own memory cgroup, found on the host: its OOM-kill count and the memory its runs leave.
+
+    Docker sets the caps (DockerChannel.apply_limits); `directories` is empty
+    where the host's cgroup file system does not show the container's.
+    """
 
     def __init__(self, container_id: str):
         candidates = [
-            ROOT / "memory" / "docker" / container_id / "memory.oom_control",
-            ROOT / "system.slice" / f"docker-{container_id}.scope" / "memory.events",
-            ROOT / "docker" / container_id / "memory.events",
+            (ROOT / "memory" / "docker" / container_id, 1),
+            (ROOT / "system.slice" / f"docker-{container_id}.scope", 2),
+            (ROOT / "docker" / container_id, 2),
         ]
-        self.path = next((path for path in candidates if path.exists()), None)
+        found = [(directory, version) for directory, version in candidates if (directory / "memory.stat").exists()]
+        super().__init__([found[0][0]] if found else [], found[0][1] if found else 2)
+
+    def memory_pinned(self) -> int:
+        return super().memory_pinned() if self.directories else 0
 
     def oom_kills(self) -> int:
-        if self.path is None:
-            return 0
-        key = "oom_kill"
-        return _oom_kills(self.path, key)
+        return super().oom_kills() if self.directories else 0

@@ -3,16 +3,24 @@
 Container: network none, read-only root, all capabilities dropped,
 no-new-privileges, private IPC, pids/memory/CPU limits, a non-root per-slot
 uid, a size-capped tmpfs /tmp owned by that uid (the work dir lives there), no
-logging. The host talks to the worker over the container's attached
+logging. Each run gets namespaces of its own (worker/run_namespaces.py), made
+in a user namespace the worker makes first (--own-user-namespace): for that the
+container gets the seccomp profile container_seccomp.json (Docker's default
+refuses user namespaces; this one allows them and denies what a sandboxed
+program has no use for) and no masked or read-only path under /proc (the
+kernel lets a user namespace mount a procfs only where one is fully visible;
+each run sees a /proc of its own processes only). The host talks to the worker over the container's attached
 stdin/stdout (the engine's multiplexed stream), so no exec is needed per run.
 """
 
 from __future__ import annotations
 
 import asyncio
+import errno
 import struct
 import uuid
 from collections import deque
+from importlib.resources import files
 
 from env_servers.sandbox.base import SandboxUnavailable
 from env_servers.sandbox.cgroups import JUDGE_ALLOWANCE, DockerCgroup
@@ -24,6 +32,7 @@ from env_servers.sandbox.channel import (
     check_design,
     design_arguments,
     source_frame,
+    until_memory_is_freed,
     worker_command,
 )
 from env_servers.sandbox.engine import find_engine
@@ -34,6 +43,12 @@ from env_servers.sandbox.worker_script import SPLIT, WorkerDesign
 
 STREAM_HEADER = struct.Struct(">BxxxI")
 LABEL = "lats.sandbox.pool"
+SECCOMP_PROFILE = "container_seccomp.json"  # also the code runner's container's (deploy/seccomp/coderunner.json)
+
+
+def seccomp_profile() -> str:
+    """The sandbox containers' seccomp profile (JSON text): Docker's default allowances plus user namespaces."""
+    return files("env_servers.sandbox").joinpath(SECCOMP_PROFILE).read_text()
 
 
 class DockerChannel(WorkerChannel):
@@ -105,16 +120,34 @@ class DockerChannel(WorkerChannel):
         return True  # the container's memory limit covers all its processes
 
     async def apply_limits(self, memory_bytes: int, max_processes: int) -> None:
-        """Resize the container's caps when a run asks for other limits than the last one."""
+        """Resize the container's caps when a run asks for other limits than the last one.
+
+        A finished run's namespaces, and the shared memory and tmpfs pages they
+        hold, are freed asynchronously, and the engine refuses a cap below what
+        the container holds: it is retried until that memory is gone (CapsNotSet
+        after a few seconds).
+        """
         wanted = memory_bytes + JUDGE_ALLOWANCE  # processes: the container's pids limit and RLIMIT_NPROC
         if wanted != self._memory_cap:
-            await asyncio.to_thread(
-                self.client.api.update_container, self.container_id, mem_limit=wanted, memswap_limit=wanted
-            )  # a fresh container per retired worker: nothing of an earlier run is charged to it
+            await until_memory_is_freed(lambda: self._set_memory_cap(wanted))
             self._memory_cap = wanted
+
+    def _set_memory_cap(self, wanted: int) -> None:
+        import docker
+
+        try:
+            self.client.api.update_container(self.container_id, mem_limit=wanted, memswap_limit=wanted)
+        except docker.errors.APIError as error:
+            raise OSError(errno.EBUSY, str(error)) from error
 
     def oom_kills(self) -> int:
         return self._cgroup.oom_kills()
+
+    def note_memory_baseline(self) -> None:
+        self._cgroup.note_baseline()
+
+    def memory_left_behind(self) -> int:
+        return self._cgroup.memory_beyond()
 
 
 class DockerLauncher(Launcher):
@@ -162,6 +195,12 @@ class DockerLauncher(Launcher):
         self.pool_label = uuid.uuid4().hex
         self._uids: dict[int, int] = {}
         self._source = source_frame(self.design)
+        self._profile = seccomp_profile() if self.run_namespaces else None
+
+    @property
+    def run_namespaces(self) -> bool:
+        """True when each run gets namespaces of its own: a design that makes them, with the filter (as on bwrap)."""
+        return self.design.run_namespaces and self.design.verdict_isolated and self.design.seccomp
 
     def slot_uid(self, slot: int) -> int:
         if slot not in self._uids:
@@ -171,11 +210,12 @@ class DockerLauncher(Launcher):
     def _create_and_attach(self, slot: int):
         api = self.client.api
         uid = self.slot_uid(slot)
+        security = ["no-new-privileges"] + ([f"seccomp={self._profile}"] if self.run_namespaces else [])
         host_config = api.create_host_config(
             network_mode="none",
             read_only=True,
             cap_drop=["ALL"],
-            security_opt=["no-new-privileges"],
+            security_opt=security,
             ipc_mode="private",
             pids_limit=self.pids,
             mem_limit=self.container_memory_bytes,
@@ -187,7 +227,9 @@ class DockerLauncher(Launcher):
             init=False,
             auto_remove=True,  # with stdin closing when we detach, a host that dies leaves no container
         )
-        host_config["MaskedPaths"] = docker_masked_paths()  # the host-wide counters (host_counters.py)
+        host_config["MaskedPaths"] = docker_masked_paths(self.run_namespaces)  # host-wide counters (host_counters.py)
+        if self.run_namespaces:
+            host_config["ReadonlyPaths"] = []  # with the masks under /proc: `systempaths=unconfined`
         command = [
             *worker_command("python3"),
             "--work",
@@ -197,6 +239,7 @@ class DockerLauncher(Launcher):
             "--wipe",
             "/dev/shm",
             *design_arguments(self.design),
+            *(["--run-namespaces", "--own-user-namespace"] if self.run_namespaces else []),
         ]
         container = api.create_container(
             self.image,

@@ -13,9 +13,9 @@ each of HOST_WIDE_FILES; the seccomp filter denies sysinfo(2), which reports
 the host's process count and memory. Where runs have namespaces of their own
 (bwrap's default), a run sees a /proc of its own processes only (subset=pid,
 worker/run_namespaces.py), where none of these exists: bwrap mounts no mask
-there (the kernel would refuse that /proc under a masked one). On docker the
-container's own pid counter (/proc/sys/kernel/ns_last_pid, its namespace's)
-stays readable.
+there (the kernel would refuse that /proc under a masked one), and nor does
+docker under /proc (its container is made with no masked or read-only path
+there, `systempaths=unconfined`), only over /sys.
 """
 
 from __future__ import annotations
@@ -50,8 +50,11 @@ def present(paths: tuple[str, ...]) -> list[str]:
     return [path for path in paths if os.path.exists(path)]
 
 
-def docker_masked_paths() -> list[str]:
-    """A container's MaskedPaths: Docker's defaults, the host-wide counters and /sys."""
+def docker_masked_paths(run_namespaces: bool = False) -> list[str]:
+    """A container's MaskedPaths: Docker's defaults, the host-wide counters and /sys; /sys alone where runs
+    have namespaces of their own (each sees a /proc of its own processes only)."""
+    if run_namespaces:
+        return ["/sys"]
     return [*DOCKER_DEFAULT_MASKS, *HOST_WIDE_DIRS, *HOST_WIDE_FILES, "/sys"]
 
 

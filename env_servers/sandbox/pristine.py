@@ -13,7 +13,7 @@ id of a new System V object, the pid of a new process):
   POSIX message queues                 the same; docker lists its own at /dev/mqueue
   processes and threads                the pid namespace (ns_last_pid)
 
-Where runs have namespaces of their own (--run-namespaces, bwrap: see
+Where runs have namespaces of their own (--run-namespaces, bwrap and docker: see
 worker/run_namespaces.py), all four rows, and abstract unix sockets, are closed by
 construction: the judge is PID 1 of the run's own PID namespace and gives
 the run its own IPC, network and mount namespaces (fresh tmpfs mounts, its
@@ -90,7 +90,7 @@ class Baseline:
 
     def __init__(self, directories, run_namespaces=False):
         self.directories = [d for d in dict.fromkeys(directories) if d and _os.path.isdir(d)]
-        if _os.path.ismount(MQUEUE_DIR):
+        if _os.path.ismount(MQUEUE_DIR) and not run_namespaces:  # else each run has a queue filesystem of its own
             self.directories.append(MQUEUE_DIR)
         for directory in self.directories:  # prime atime: later listings leave it (relatime)
             try:

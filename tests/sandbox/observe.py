@@ -47,8 +47,8 @@ def _children(parents: dict[int, int], of: set[int]) -> set[int]:
 
 
 def _worker_processes(sandbox: WorkerPool) -> set[int]:
-    """The sandbox's own long-lived processes: the worker (and, for bwrap, bwrap itself and, where runs have
-    namespaces of their own, the process the worker's supervisor was forked from).
+    """The sandbox's own long-lived processes: the worker (and, for bwrap, bwrap itself; where runs have
+    namespaces of their own, bwrap's and docker's, the process the worker's supervisor was forked from).
 
     A split-design worker keeps the next run's judge forked and waiting, and
     that judge its candidate and its tester: a sole child of the worker and
@@ -62,10 +62,10 @@ def _worker_processes(sandbox: WorkerPool) -> set[int]:
     if sandbox.name == "bwrap":  # bwrap runs the worker as its direct child (PID 1 inside)
         workers = _children(parents, roots)
         roots |= workers
-        if getattr(sandbox.launcher, "run_namespaces", False):
-            # the worker went on in its sole child, PID 1 of a PID namespace of the worker's own
-            workers = _children(parents, workers)
-            roots |= workers
+    if getattr(sandbox.launcher, "run_namespaces", False):
+        # the worker went on in its sole child, PID 1 of a PID namespace of the worker's own
+        workers = _children(parents, workers)
+        roots |= workers
     if sandbox.verdict_isolated:
         for worker in workers:
             standby = _children(parents, {worker})

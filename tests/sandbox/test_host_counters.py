@@ -70,3 +70,9 @@ def test_bwrap_masks_the_workers_proc_only_where_runs_share_it():
     assert own.run_namespaces and not any(path.startswith("/proc/") for path in own.argv())
     shared = BwrapLauncher(design=SHARED_NAMESPACES)
     assert not shared.run_namespaces and "/proc/stat" in shared.argv() and "/proc/sys/fs" in shared.argv()
+
+
+def test_docker_masks_only_sys_where_runs_have_a_proc_of_their_own():
+    """The kernel refuses a user namespace a procfs mount while any path of the container's /proc is masked."""
+    assert docker_masked_paths(run_namespaces=True) == ["/sys"]
+    assert set(HOST_WIDE_FILES) <= set(docker_masked_paths()) and "/sys" in docker_masked_paths()

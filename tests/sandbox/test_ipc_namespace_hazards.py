@@ -5,7 +5,9 @@ program that wound the kernel's id counter back to where the probe looked
 kept a message queue past it, on a worker that was never retired: a covert
 channel between episodes. The fix is by construction: on bwrap each run's
 judge makes fresh IPC, network and mount namespaces (System V objects, POSIX
-queues, abstract sockets, a fresh tmpfs on /tmp and /dev/shm) before any
+queues, abstract sockets, a fresh tmpfs on /tmp and /dev/shm, a fresh queue
+filesystem where the sandbox mounted one: docker's /dev/mqueue, through which a
+run could make a queue by path in the worker's IPC namespace) before any
 process of the run exists, and the kernel frees them with the run.
 
 The hazards here run with the pristine check switched off (`UNCHECKED`: no run
@@ -15,10 +17,9 @@ and (check off) a POSIX queue and files in the work dir, /tmp and /dev/shm;
 run 2, on the same worker (asserted by its host pid), looks for them every
 way it can and must find none. The unsandboxed control (the
 process backend, which shares the host's IPC namespace) finds them, so the
-check can fail. Docker has no per-run namespace (its container may not make
-one without CAP_SYS_ADMIN or user namespaces; see the sandbox README): with the
-check off it leaks, a strict xfail that says so; with the probe fooled, the
-check's count of objects in use still retires the worker.
+check can fail. On docker too, where the worker makes the run's namespaces in
+a user namespace of its own (before, docker's runs had none, and with the check
+off objects reached the next run).
 
 A second hazard: the program (and a model-written test) still cannot make or
 join any namespace, CLONE_NEWIPC included, though the judge could.
@@ -43,10 +44,6 @@ from tests.sandbox.unchecked import PROBE_FOOLED, UNCHECKED
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")
 
-LEAKS_ON_DOCKER = pytest.mark.xfail(
-    strict=True,
-    reason="docker gives runs no IPC namespace of their own: with the pristine check off, objects reach the next run",
-)
 CASES = [
     pytest.param(("bwrap", UNCHECKED), id="bwrap-unchecked"),
     pytest.param(("bwrap", PROBE_FOOLED), id="bwrap-probe-fooled"),
@@ -100,6 +97,9 @@ for ident in made["shm"]:
 if POSIX:
     posix = libc.mq_open(QUEUE, os.O_CREAT | os.O_RDWR, 0o600, ctypes.byref(Attributes(0, 1, 64)))
     made["mq"] = [posix, libc.mq_send(posix, MARKER, len(MARKER), 0)]
+    if os.path.isdir("/dev/mqueue"):  # a queue made by path: it is the mounted filesystem's namespace's
+        with open("/dev/mqueue/left-by-path-" + MARKER.decode(), "w"):
+            made["mq"].append(0)
     for directory in (".", "/tmp", "/dev/shm"):  # files: a directory's ctime would retire the worker if checked
         with open(os.path.join(directory, "left-" + MARKER.decode()), "wb") as handle:
             handle.write(MARKER)
@@ -180,14 +180,14 @@ def remove_from_host(left: dict, key: int, queue: bytes, marker: str) -> None:
     for ident in left.get("sem", []):
         libc.semctl(ident, 0, 0)
     kernel_objects.remove_mqueue(queue.decode())
+    with contextlib.suppress(OSError):
+        os.unlink("/dev/mqueue/left-by-path-" + marker)
     for directory in ("/tmp", "/dev/shm"):
         with contextlib.suppress(OSError):
             os.unlink(os.path.join(directory, "left-" + marker))
 
 
-async def test_ipc_objects_a_run_leaves_are_gone_for_the_next_run_on_the_same_worker(sandbox, request):
-    if sandbox.name == "docker" and not sandbox.checked:
-        request.node.add_marker(LEAKS_ON_DOCKER)
+async def test_ipc_objects_a_run_leaves_are_gone_for_the_next_run_on_the_same_worker(sandbox):
     token = secrets.token_hex(6)
     key = random.randrange(1 << 24, 1 << 30)
     queue = f"/lats-ns-{token}".encode()

@@ -273,13 +273,12 @@ async def test_what_a_run_leaves_never_reaches_the_next_run(request, backend):
         for _ in range(3):
             assert (await run(box, ADD_ONE, "assert f(1) == 2")).all_passed
         assert box.slots[0].starts == 1  # clean runs keep their worker
-        # a file and a thread: on bwrap both are the run's own (its tmpfs, its PID namespace) and die with it,
-        # so the worker stays; on docker the thread's pid moved the counter its check reads on every run,
-        # so the worker retires; the process backend checks nothing (and wipes)
+        # a file and a thread: on bwrap and docker both are the run's own (its tmpfs, its PID namespace) and
+        # die with it, so the worker stays; the process backend checks nothing (and wipes)
         leave = "import threading\nthreading.Thread(target=int).start()\nopen('left', 'w').write('x')\n"
         assert (await run(box, leave + ADD_ONE, "assert f(1) == 2")).all_passed
         assert (await run(box, ADD_ONE, "assert f(1) == 2")).all_passed
-        assert box.slots[0].starts == (2 if backend == "docker" else 1)
+        assert box.slots[0].starts == 1
         look = await run(box, "import os\nprint(os.listdir('.'))\n")
         assert look.stdout == "[]\n"
     finally:

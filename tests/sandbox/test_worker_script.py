@@ -115,3 +115,12 @@ def test_a_syscall_let_through_for_several_values_is_denied_for_every_other():
     user, ipc = 0x10000000, 0x08000000
     for other in (0, ipc, RUN_FLAGS | CLONE_NEWPID, CLONE_NEWPID | user, RUN_FLAGS | user, RUN_FLAGS | 1 << 40, 0x80):
         assert denied(other), hex(other)
+
+
+def test_the_worker_makes_its_own_user_namespace_only_to_make_run_namespaces_in():
+    from env_servers.sandbox.worker.startup import parse_arguments
+
+    options = parse_arguments(["--seccomp", "--run-namespaces", "--own-user-namespace"], "split")
+    assert options["own-user-namespace"] and options["run-namespaces"]
+    with pytest.raises(SystemExit, match="needs --run-namespaces"):
+        parse_arguments(["--seccomp", "--own-user-namespace"], "split")

@@ -44,6 +44,15 @@ def drop_capability(number):
         raise OSError(ctypes.get_errno(), "capset failed")
 
 
+def keep_only(number):
+    """Keep one capability in this process's effective and permitted sets, none inheritable, and drop the rest."""
+    data = (_CapData * 2)()
+    word, bit = divmod(number, 32)
+    data[word].effective = data[word].permitted = 1 << bit
+    if CAPSET(ctypes.byref(_CAP_HEADER), data) != 0:
+        raise OSError(ctypes.get_errno(), "capset failed")
+
+
 def keep_only_kill():
     """Drop every capability but CAP_KILL (the judge must end the candidate, which has another uid)."""
     if CAPSET(ctypes.byref(_CAP_HEADER), _ONLY_KILL) != 0:

@@ -12,7 +12,8 @@ which the candidate cannot read or patch: the supervisor is non-dumpable (its
 forks inherit that), ignores every catchable signal, and with --seccomp loads
 a filter, inherited by judge and candidate (hardening.py). With
 --run-namespaces each judge first gives its run IPC, network and mount
-namespaces of its own and stacks a second filter (run_namespaces.py). Untrusted tests (a
+namespaces of its own and stacks a second filter (run_namespaces.py; with
+--own-user-namespace the worker first makes the user namespace to make them in). Untrusted tests (a
 model's own) never run in the judge but in a tester (tester.py). The judge
 replies to the host itself; when it ends without replying or overruns its
 deadline the supervisor replies for it. Arguments: see startup.py.
@@ -44,6 +45,7 @@ from env_servers.sandbox.worker.run_namespaces import (
     SETUP_CALLS,
     RunNamespaces,
     become_init_of_a_pid_namespace_of_the_workers_own,
+    enter_a_user_namespace_of_the_workers_own,
     check_run_namespaces,
 )
 from env_servers.sandbox.worker.run_process import LIMIT_NAMES, process_budget
@@ -153,6 +155,8 @@ def main():
     options = parse_arguments(sys.argv[1:], "split")
     channel_in, channel_out = take_the_channel()
     STATE.candidate_uid = options["candidate-uid"]
+    if options["own-user-namespace"]:  # before the filter, which denies every user namespace
+        enter_a_user_namespace_of_the_workers_own()
     filtered = harden(options["seccomp"], SETUP_CALLS if options["run-namespaces"] else ())
     if options["run-namespaces"]:
         become_init_of_a_pid_namespace_of_the_workers_own()

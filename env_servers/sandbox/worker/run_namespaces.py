@@ -1,4 +1,4 @@
-"""Namespaces of each run's own (--run-namespaces, bwrap): what a run makes dies with it, by construction.
+"""Namespaces of each run's own (--run-namespaces): what a run makes dies with it, by construction.
 
 A worker serves many runs, so every kernel or filesystem object a run can
 make and leave must live in something that dies with the run, and nothing a
@@ -24,16 +24,19 @@ of its run exists and before it reads anything, calls `enter_run_namespaces`:
                          writable tmpfs of the sandbox (/tmp with the work
                          dir in it, /dev/shm) gets a fresh, empty tmpfs of the
                          same size and mode: files, their metadata and the
-                         tmpfs inode counter are the run's own; and /proc is
+                         tmpfs inode counter are the run's own; a POSIX
+                         queue filesystem of the sandbox's (docker mounts
+                         one at /dev/mqueue) gets a fresh one of the run's
+                         IPC namespace, so no queue of the worker's is a path
+                         away; and /proc is
                          the run's PID namespace's, with only its processes'
                          directories (subset=pid: none of the host-wide
                          files host_counters.py lists, no /proc/sys)
 
 The kernel frees them all, and everything in them, when the run's last
-process is gone. The sandbox's mounts are private (bwrap's), so nothing
-mounted here propagates back to the worker's namespace; no mqueue
-filesystem is mounted anywhere (a mount of the worker's namespace would be a
-path into one namespace every run shares).
+process is gone. The sandbox's mounts are private (bwrap's, and docker's
+container's), so nothing mounted here propagates back to the worker's
+namespace.
 
 The worker's filter (hardening.load_seccomp_filter, with SETUP_CALLS) lets
 through exactly these calls: unshare with exactly RUN_FLAGS or exactly
@@ -48,19 +51,28 @@ namespaces.
 Still shared by the runs of one worker: the user, UTS and cgroup namespaces
 (nothing there a run can change without a capability) and the host-wide
 counters the sandbox README lists.
+
+Where the sandbox grants no capability at all (docker: the worker is a
+container's non-root main process), the worker first makes a user namespace
+of its own (--own-user-namespace, `enter_a_user_namespace_of_the_workers_own`),
+mapping only its own uid and gid, and keeps CAP_SYS_ADMIN alone over it, as
+bwrap's supervisor does; its filter, loaded next, then denies every further
+user namespace (clone's and unshare's flags), as bwrap's --disable-userns does.
 """
 
 import ctypes
 import errno
 import os
 
-from env_servers.sandbox.worker.hardening import LIBC, PRCTL, drop_capability
+from env_servers.sandbox.worker.hardening import LIBC, PRCTL, drop_capability, keep_only
 from env_servers.sandbox.worker.state import STATE
 
 CLONE_NEWNS, CLONE_NEWIPC, CLONE_NEWNET, CLONE_NEWPID = 0x00020000, 0x08000000, 0x40000000, 0x20000000
+CLONE_NEWUSER = 0x10000000
 RUN_FLAGS = CLONE_NEWIPC | CLONE_NEWNET | CLONE_NEWNS  # the judge's; the supervisor's is CLONE_NEWPID
 MS_NOSUID, MS_NODEV = 2, 4
 TMPFS_FLAGS = MS_NOSUID | MS_NODEV  # what bwrap's own tmpfs mounts have (the run's /proc too)
+MQUEUE_MOUNTS = ("/dev/mqueue",)  # where a sandbox may have mounted its IPC namespace's queues
 PROC_OPTIONS = b"subset=pid"  # the run's processes only: no host-wide file, no /proc/sys
 SETUP_CALLS = (  # for hardening.load_seccomp_filter
     ("unshare", 0, RUN_FLAGS), ("unshare", 0, CLONE_NEWPID), ("setns", 1, CLONE_NEWPID), ("mount", 3, TMPFS_FLAGS),
@@ -68,6 +80,7 @@ SETUP_CALLS = (  # for hardening.load_seccomp_filter
 RUN_DENIED = ("unshare", "setns", "mount")  # the run's own filter, stacked by its judge
 CAP_SYS_ADMIN = 21
 PR_SET_SECCOMP, SECCOMP_MODE_FILTER = 22, 2
+PR_CAPBSET_DROP, LAST_CAPABILITY = 24, 63
 UNSHARE, SETNS, MOUNT = LIBC.unshare, LIBC.setns, LIBC.mount  # looked up once: each judge finds them made
 
 
@@ -79,7 +92,8 @@ class RunNamespaces:
     """What each judge needs to make its run's namespaces: the tmpfs mounts to renew and the run's filter.
 
     `tmpfs_dirs`: the sandbox's writable tmpfs mount points; each run gets a
-    fresh tmpfs on each, with the size and mode the worker found there.
+    fresh tmpfs on each, with the size and mode the worker found there, and a
+    fresh queue filesystem on each of MQUEUE_MOUNTS the sandbox mounted.
     `worker_pid_namespace`: a descriptor of the worker's own PID namespace,
     which the supervisor re-enters (for its later forks) after each judge's.
     Built once in the supervisor (after its own filter is loaded), so a judge
@@ -94,7 +108,10 @@ class RunNamespaces:
                 raise SystemExit("--run-namespaces: %s is not a mount point" % directory)
             size = os.statvfs(directory)
             options = "size=%d,mode=%o" % (size.f_blocks * size.f_frsize, os.stat(directory).st_mode & 0o7777)
-            self.mounts.append((directory.encode(), options.encode()))
+            self.mounts.append((b"tmpfs", directory.encode(), options.encode()))
+        for directory in MQUEUE_MOUNTS:
+            if os.path.ismount(directory):
+                self.mounts.append((b"mqueue", directory.encode(), None))
         self.filter_code, self.filter = run_filter_program()
 
 
@@ -126,6 +143,34 @@ def run_filter_program():
             os.close(write_end)
     code = ctypes.create_string_buffer(program, len(program))
     return code, _SockFprog(len(program) // 8, ctypes.addressof(code))
+
+
+def enter_a_user_namespace_of_the_workers_own():
+    """Go on in a fresh user namespace that maps only this process's uid and gid, holding CAP_SYS_ADMIN alone.
+
+    For a sandbox that grants no capability (docker's non-root container):
+    over this namespace the worker may then make each run's namespaces, and
+    nothing of the host's is its (every object outside belongs to the
+    container's user namespace). Every other capability leaves the bounding,
+    permitted and effective sets; setgroups is denied, so the groups cannot
+    be dropped to pass a group's denial. SystemExit, saying what the
+    container must allow, if the kernel or the container refuses it.
+    """
+    uid, gid = os.getuid(), os.getgid()
+    if UNSHARE(CLONE_NEWUSER) != 0:
+        raise SystemExit(
+            "the sandbox worker cannot make a user namespace (%s): its container's seccomp profile must allow "
+            "unshare(CLONE_NEWUSER) (env_servers/sandbox/container_seccomp.json) and the kernel unprivileged "
+            "user namespaces" % os.strerror(ctypes.get_errno()))
+    for name, text in (("setgroups", "deny"), ("uid_map", "%d %d 1" % (uid, uid)), ("gid_map", "%d %d 1" % (gid, gid))):
+        with open("/proc/self/" + name, "w") as handle:
+            handle.write(text)
+    for number in range(LAST_CAPABILITY + 1):
+        if number != CAP_SYS_ADMIN and PRCTL(PR_CAPBSET_DROP, number, 0, 0, 0) != 0 \
+                and ctypes.get_errno() != errno.EINVAL:  # EINVAL: a capability this kernel does not have
+            raise SystemExit("the sandbox worker cannot drop capability %d: %s"
+                             % (number, os.strerror(ctypes.get_errno())))
+    keep_only(CAP_SYS_ADMIN)
 
 
 def become_init_of_a_pid_namespace_of_the_workers_own():
@@ -188,9 +233,9 @@ def enter_run_namespaces():
     os.close(run.worker_pid_namespace)
     if UNSHARE(RUN_FLAGS) != 0:
         raise OSError(ctypes.get_errno(), "unshare(CLONE_NEWIPC | CLONE_NEWNET | CLONE_NEWNS) failed")
-    for target, options in run.mounts:
-        if MOUNT(b"tmpfs", target, b"tmpfs", TMPFS_FLAGS, options) != 0:
-            raise OSError(ctypes.get_errno(), "mount of a fresh tmpfs on %s failed" % target.decode())
+    for kind, target, options in run.mounts:
+        if MOUNT(kind, target, kind, TMPFS_FLAGS, options) != 0:
+            raise OSError(ctypes.get_errno(), "mount of a fresh %s on %s failed" % (kind.decode(), target.decode()))
     if MOUNT(b"proc", b"/proc", b"proc", TMPFS_FLAGS, PROC_OPTIONS) != 0:
         raise OSError(ctypes.get_errno(), "mount of the run's own /proc (subset=pid) failed")
     os.chdir("/")

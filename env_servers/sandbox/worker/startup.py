@@ -8,7 +8,9 @@ missing), --pristine (check every run for what it left, see pristine.py),
 --candidate-uid UID (split: the candidate's and tester's uid),
 --run-namespaces (split, with --seccomp: each run gets IPC, network and mount
 namespaces of its own, with a fresh tmpfs on each --wipe directory, made by its
-judge; the worker refuses to start if they cannot be made; see run_namespaces.py).
+judge; the worker refuses to start if they cannot be made; see run_namespaces.py),
+--own-user-namespace (with --run-namespaces, where the sandbox grants no capability:
+the worker first makes a user namespace of its own to make them in).
 """
 
 import gc
@@ -21,14 +23,14 @@ from env_servers.sandbox.worker.hardening import LIBC, PR_SET_CHILD_SUBREAPER, P
 from env_servers.sandbox.worker.host_channel import send
 from env_servers.sandbox.worker.state import STATE
 
-FLAGS = ("--seccomp", "--pristine", "--run-namespaces")
+FLAGS = ("--seccomp", "--pristine", "--run-namespaces", "--own-user-namespace")
 OPTIONS = ("--work", "--wipe", "--design", "--candidate-uid")
 
 
 def parse_arguments(argv, design):
     """The worker's options; SystemExit for an unknown argument or a design other than this script's."""
     options = {"work": "/tmp/work", "wipe": [], "design": design, "seccomp": False, "pristine": False,
-               "candidate-uid": None, "run-namespaces": False}  # fmt: skip
+               "candidate-uid": None, "run-namespaces": False, "own-user-namespace": False}  # fmt: skip
     index = 0
     while index < len(argv):
         flag = argv[index]
@@ -50,6 +52,8 @@ def parse_arguments(argv, design):
         options["candidate-uid"] = int(options["candidate-uid"])
     if options["run-namespaces"] and not options["seccomp"]:
         raise SystemExit("--run-namespaces needs --seccomp: the run's filter is stacked on the worker's")
+    if options["own-user-namespace"] and not options["run-namespaces"]:
+        raise SystemExit("--own-user-namespace needs --run-namespaces: it is made only to make them in")
     return options
 
 
