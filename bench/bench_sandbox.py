@@ -110,14 +110,15 @@ def _processes() -> dict[int, tuple[int, str]]:
 
 
 def accounted_pids(sandbox) -> list[int]:
-    """The workers (inside bwrap: the child of bwrap, and its sole child where runs have namespaces of their
-    own: the supervisor, whose reaped judges its times include), plus a docker engine's processes."""
+    """The workers (inside bwrap: the child of bwrap), and their sole child where runs have namespaces of
+    their own (bwrap, docker: the supervisor, whose reaped judges its times include), plus a docker engine's
+    processes."""
     processes = _processes()
     roots = set(sandbox.worker_host_pids())
     if sandbox.name == "bwrap":
         roots = {pid for pid, (parent, _) in processes.items() if parent in roots}
-        if getattr(sandbox.launcher, "run_namespaces", False):
-            roots |= {pid for pid, (parent, _) in processes.items() if parent in roots}
+    if getattr(sandbox.launcher, "run_namespaces", False):
+        roots |= {pid for pid, (parent, _) in processes.items() if parent in roots}
     if sandbox.name == "docker":
         roots |= {pid for pid, (_, command) in processes.items() if command in ENGINE_COMMANDS}
     return sorted(roots)
