@@ -495,7 +495,10 @@ def reach(name):
 LEAVE_A_LISTENER = r'''
 import os, socket, time
 if os.fork() == 0:
-    os.setsid()
+    try:
+        os.setsid()  # where the sandbox allows it
+    except OSError:
+        pass
     if os.fork() == 0:
         server = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
         server.bind("\0" + NAME)
@@ -530,7 +533,10 @@ def fire(*_):
         except OSError:
             pass
 if os.fork() == 0:
-    os.setsid()
+    try:
+        os.setsid()  # where the sandbox allows it
+    except OSError:
+        pass
     if os.fork() == 0:
         signal.signal(signal.SIGALRM, fire)
         signal.setitimer(signal.ITIMER_REAL, 0.8, 0.2)

@@ -125,7 +125,7 @@ def become_candidate(program_r, reply_w, out_w, err_w, work_dir, judge):
     if message is None:
         return None
     limits = dict(zip(LIMIT_NAMES, message[2]))
-    os.setsid()
+    os.setpgid(0, 0)  # a process group of its own; no session: setsid is denied (hardening.py)
     redirect_streams(out_w, err_w)
     enter_work_dir(work_dir)
     sys.argv = [MODULE_NAME]

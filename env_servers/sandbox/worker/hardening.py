@@ -108,6 +108,8 @@ DENIED_SYSCALLS = (
     "process_madvise", "pidfd_getfd", "kcmp", "settimeofday", "clock_settime", "clock_adjtime",
     "adjtimex", "vhangup", "uselib", "personality", "inotify_init", "inotify_init1", "inotify_add_watch",
     "sysinfo",  # the host's process count and memory (see host_counters.py)
+    "setsid",  # each takes the next of one host-wide counter, the id /proc/self/autogroup shows
+    "eventfd", "eventfd2",  # ids from one host-wide allocator (lowest free), shown in each one's fdinfo
 )  # fmt: skip
 # socket() with any family but AF_UNIX is denied as well: no network counter (packets, errors) can carry
 # anything from one run to the next, even inside the sandbox's own network namespace.

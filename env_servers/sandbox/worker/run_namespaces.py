@@ -28,7 +28,11 @@ of its run exists and before it reads anything, calls `enter_run_namespaces`:
                          queue filesystem of the sandbox's (docker mounts
                          one at /dev/mqueue) gets a fresh one of the run's
                          IPC namespace, so no queue of the worker's is a path
-                         away; and /proc is
+                         away; the sandbox's pty filesystem (/dev/pts) a fresh
+                         instance (a run's ptys, and the times the tty layer
+                         stamps on its ptmx, are the run's own); a writable
+                         /dev (docker's) is made read-only, so no run can leave
+                         a mark there, not even an access time; and /proc is
                          the run's PID namespace's, with only its processes'
                          directories (subset=pid: none of the host-wide
                          files host_counters.py lists, no /proc/sys)
@@ -41,7 +45,8 @@ namespace.
 The worker's filter (hardening.load_seccomp_filter, with SETUP_CALLS) lets
 through exactly these calls: unshare with exactly RUN_FLAGS or exactly
 CLONE_NEWPID, setns back into a PID namespace (the supervisor's own, after
-each judge's fork) and mount with exactly TMPFS_FLAGS. The judge then drops
+each judge's fork) and mount with exactly TMPFS_FLAGS, DEVPTS_FLAGS or
+READ_ONLY_AGAIN. The judge then drops
 CAP_SYS_ADMIN (which bwrap granted, over the sandbox's own namespaces only)
 and stacks a second filter that denies unshare, setns and mount whatever
 their arguments, before it forks the candidate or the tester: the program and
@@ -70,12 +75,16 @@ from env_servers.sandbox.worker.state import STATE
 CLONE_NEWNS, CLONE_NEWIPC, CLONE_NEWNET, CLONE_NEWPID = 0x00020000, 0x08000000, 0x40000000, 0x20000000
 CLONE_NEWUSER = 0x10000000
 RUN_FLAGS = CLONE_NEWIPC | CLONE_NEWNET | CLONE_NEWNS  # the judge's; the supervisor's is CLONE_NEWPID
-MS_NOSUID, MS_NODEV = 2, 4
+MS_RDONLY, MS_NOSUID, MS_NODEV, MS_NOEXEC, MS_REMOUNT, MS_BIND = 1, 2, 4, 8, 32, 4096
 TMPFS_FLAGS = MS_NOSUID | MS_NODEV  # what bwrap's own tmpfs mounts have (the run's /proc too)
+DEVPTS_FLAGS = MS_NOSUID | MS_NOEXEC  # device nodes of its own: the ptys
+READ_ONLY_AGAIN = MS_REMOUNT | MS_BIND | MS_RDONLY | MS_NOSUID | MS_NOEXEC  # the flags a /dev keeps, and read-only
+DEVPTS_OPTIONS = b"newinstance,ptmxmode=0666,mode=0620"
 MQUEUE_MOUNTS = ("/dev/mqueue",)  # where a sandbox may have mounted its IPC namespace's queues
 PROC_OPTIONS = b"subset=pid"  # the run's processes only: no host-wide file, no /proc/sys
 SETUP_CALLS = (  # for hardening.load_seccomp_filter
     ("unshare", 0, RUN_FLAGS), ("unshare", 0, CLONE_NEWPID), ("setns", 1, CLONE_NEWPID), ("mount", 3, TMPFS_FLAGS),
+    ("mount", 3, DEVPTS_FLAGS), ("mount", 3, READ_ONLY_AGAIN),
 )  # fmt: skip
 RUN_DENIED = ("unshare", "setns", "mount")  # the run's own filter, stacked by its judge
 CAP_SYS_ADMIN = 21
@@ -92,8 +101,10 @@ class RunNamespaces:
     """What each judge needs to make its run's namespaces: the tmpfs mounts to renew and the run's filter.
 
     `tmpfs_dirs`: the sandbox's writable tmpfs mount points; each run gets a
-    fresh tmpfs on each, with the size and mode the worker found there, and a
-    fresh queue filesystem on each of MQUEUE_MOUNTS the sandbox mounted.
+    fresh tmpfs on each, with the size and mode the worker found there, a
+    fresh queue filesystem on each of MQUEUE_MOUNTS and a fresh pty filesystem
+    on /dev/pts where the sandbox mounted them, and /dev read-only again where
+    it is writable. `mounts`: (source, target, type, flags, options) each.
     `worker_pid_namespace`: a descriptor of the worker's own PID namespace,
     which the supervisor re-enters (for its later forks) after each judge's.
     Built once in the supervisor (after its own filter is loaded), so a judge
@@ -108,10 +119,15 @@ class RunNamespaces:
                 raise SystemExit("--run-namespaces: %s is not a mount point" % directory)
             size = os.statvfs(directory)
             options = "size=%d,mode=%o" % (size.f_blocks * size.f_frsize, os.stat(directory).st_mode & 0o7777)
-            self.mounts.append((b"tmpfs", directory.encode(), options.encode()))
+            self.mounts.append((b"tmpfs", directory.encode(), b"tmpfs", TMPFS_FLAGS, options.encode()))
         for directory in MQUEUE_MOUNTS:
             if os.path.ismount(directory):
-                self.mounts.append((b"mqueue", directory.encode(), None))
+                self.mounts.append((b"mqueue", directory.encode(), b"mqueue", TMPFS_FLAGS, None))
+        if os.path.ismount("/dev/pts"):
+            self.mounts.append((b"devpts", b"/dev/pts", b"devpts", DEVPTS_FLAGS, DEVPTS_OPTIONS))
+        if os.path.ismount("/dev") and not os.statvfs("/dev").f_flag & os.ST_RDONLY:
+            self.mounts.append((None, b"/dev", None, READ_ONLY_AGAIN, None))
+        self.mounts.append((b"proc", b"/proc", b"proc", TMPFS_FLAGS, PROC_OPTIONS))
         self.filter_code, self.filter = run_filter_program()
 
 
@@ -233,11 +249,9 @@ def enter_run_namespaces():
     os.close(run.worker_pid_namespace)
     if UNSHARE(RUN_FLAGS) != 0:
         raise OSError(ctypes.get_errno(), "unshare(CLONE_NEWIPC | CLONE_NEWNET | CLONE_NEWNS) failed")
-    for kind, target, options in run.mounts:
-        if MOUNT(kind, target, kind, TMPFS_FLAGS, options) != 0:
-            raise OSError(ctypes.get_errno(), "mount of a fresh %s on %s failed" % (kind.decode(), target.decode()))
-    if MOUNT(b"proc", b"/proc", b"proc", TMPFS_FLAGS, PROC_OPTIONS) != 0:
-        raise OSError(ctypes.get_errno(), "mount of the run's own /proc (subset=pid) failed")
+    for source, target, kind, flags, options in run.mounts:
+        if MOUNT(source, target, kind, flags, options) != 0:
+            raise OSError(ctypes.get_errno(), "mount of %s on %s failed" % ((kind or b"read-only").decode(), target.decode()))
     os.chdir("/")
     drop_capability(CAP_SYS_ADMIN)
     if PRCTL(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, ctypes.byref(run.filter), 0, 0) != 0:

@@ -39,7 +39,7 @@ def become_tester(from_judge, to_judge, work_dir, judge):
     if STATE.candidate_uid is not None:
         become_candidate_uid()
     die_with_parent(judge)  # after the uid switch, which clears it
-    os.setsid()
+    os.setpgid(0, 0)  # a process group of its own; no session: setsid is denied (hardening.py)
     close_all_but(from_judge, to_judge)
     null = os.open(os.devnull, os.O_RDWR)
     for fd in (0, 1, 2):
