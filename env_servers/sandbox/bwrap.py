@@ -25,6 +25,8 @@ candidate runs under a uid apart from its supervisor and judge.
 from __future__ import annotations
 
 import asyncio
+import logging
+import os
 import shutil
 import uuid
 
@@ -40,6 +42,7 @@ from env_servers.sandbox.channel import (
     worker_command,
 )
 from env_servers.sandbox.host_counters import EmptyFile, bwrap_masks
+from env_servers.sandbox.memory_tree import memory_tree
 from env_servers.sandbox.uids import allocate_uid, running_as_root
 from env_servers.sandbox.userns import (
     CANDIDATE_UID,
@@ -51,6 +54,8 @@ from env_servers.sandbox.userns import (
 )
 from env_servers.sandbox.worker_script import SPLIT, WorkerDesign
 
+log = logging.getLogger(__name__)
+
 WORK_DIR = "/tmp/work"
 SANDBOX_ENV = {
     "PATH": "/usr/local/bin:/usr/bin:/bin",
@@ -58,6 +63,17 @@ SANDBOX_ENV = {
     "TMPDIR": "/tmp",
     "LANG": "C.UTF-8",
 }
+
+
+def host_or_memory_usr(python: str) -> str:
+    """What bwrap binds as /usr: the tree in memory (memory_tree.py), or, where no tmpfs has room, the host's /usr,
+    said once in the log with what it leaves open."""
+    tree = memory_tree(python)
+    if tree is not None:
+        return os.path.join(tree, "usr")
+    log.warning("no tmpfs with room for the sandbox's /usr (set LATS_SANDBOX_TREE_DIR to one): runs read the host's "
+                "/usr, whose page-cache state a run can change and a later run read (the sandbox README)")
+    return "/usr"
 
 
 def find_bwrap() -> str:
@@ -95,6 +111,7 @@ class BwrapLauncher(Launcher):
         self.pool_name = uuid.uuid4().hex[:12]
         self._source = source_frame(self.design)
         self._empty_file = EmptyFile()
+        self.usr = host_or_memory_usr(python)
 
     @property
     def candidate_uid_apart(self) -> bool:
@@ -147,7 +164,7 @@ class BwrapLauncher(Launcher):
             "--new-session",
             "--as-pid-1",
             "--hostname", "sandbox",
-            "--ro-bind", "/usr", "/usr",
+            "--ro-bind", self.usr, "/usr",
             "--symlink", "usr/bin", "/bin",
             "--symlink", "usr/sbin", "/sbin",
             "--symlink", "usr/lib", "/lib",
