@@ -19,7 +19,8 @@ tree out under memory pressure; these hosts have none (the sandbox README).
 `memory_tree(python)` builds the tree once per host (per interpreter and file
 list: its directory's name carries their digest) and returns its directory,
 or None where no tmpfs has room (then the caller binds the host's /usr and
-says what that leaves open).
+says what that leaves open). The tree stays for the host's later sandboxes;
+removing `lats-sandbox-usr-*` from its place frees the memory.
 """
 
 from __future__ import annotations
