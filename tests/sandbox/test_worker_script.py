@@ -124,3 +124,18 @@ def test_the_worker_makes_its_own_user_namespace_only_to_make_run_namespaces_in(
     assert options["own-user-namespace"] and options["run-namespaces"]
     with pytest.raises(SystemExit, match="needs --run-namespaces"):
         parse_arguments(["--seccomp", "--own-user-namespace"], "split")
+
+
+def test_the_tests_namespace_imports_no_module_that_does_something_on_import():
+    """Found attacking the sandbox: a program whose module object was named `unittest.__main__` made the
+    tests' process import it, which ran unittest's discovery in the tests' working directory."""
+    import sys
+
+    from env_servers.sandbox.worker.call_proxy import judge_namespace
+
+    names = [["u", "module", "unittest.__main__"], ["z", "module", "this"], ["m", "module", "math"]]
+    already = "unittest.__main__" in sys.modules, "this" in sys.modules
+    namespace = judge_namespace(None, names)
+    assert namespace["m"] is sys.modules["math"]
+    assert type(namespace["u"]).__name__ == "Opaque" and type(namespace["z"]).__name__ == "Opaque"
+    assert ("unittest.__main__" in sys.modules, "this" in sys.modules) == already

@@ -132,6 +132,16 @@ def program_proxy(caller, name):
     return proxy
 
 
+IMPORTED_FOR_EFFECT = {"this", "antigravity"}  # stdlib modules whose import does something (prints, starts programs)
+
+
+def importable(module, stdlib):
+    """Whether the tests' process may import `module` for a program's name: a standard-library module, not a
+    `__main__` of one (importing `unittest.__main__` runs unittest's discovery), nor one imported for effect."""
+    parts = module.split(".")
+    return parts[0] in stdlib and parts[0] not in IMPORTED_FOR_EFFECT and not any(p.startswith("__") for p in parts)
+
+
 def judge_namespace(caller, names, entry_points=()):
     """The namespace the tests run in: a proxy per program function, plain values, real stdlib modules.
 
@@ -153,7 +163,7 @@ def judge_namespace(caller, names, entry_points=()):
             namespace[name] = program_proxy(caller, name)
         elif kind == "value":
             namespace[name] = payload
-        elif kind == "module" and isinstance(payload, str) and payload.split(".")[0] in stdlib:
+        elif kind == "module" and isinstance(payload, str) and importable(payload, stdlib):
             try:
                 __import__(payload)
                 namespace[name] = sys.modules[payload]
