@@ -58,10 +58,22 @@ def _plain(value, depth):
         return {"b": value.decode("latin-1")}
     if kind is complex:
         return {"c": [value.real, value.imag]}
-    for base in (bool, int, float, str, bytes, complex, list, tuple, dict, frozenset, set):
-        if isinstance(value, base):  # a subclass: cross as its base type
-            return _plain(base(value), depth)
+    for base, as_base in _AS_BASE:
+        if isinstance(value, base):  # a subclass: cross as its base type, read by the base's own methods
+            return _plain(as_base(value), depth)
     raise NotPlainData("a %s object" % _type_name(value))
+
+
+# The base type's value of a subclass instance, read through the base's own slots, never through
+# methods the subclass may override (a list subclass whose __iter__ yields other items would cross
+# as those items, where `==` in the program's own process compares the stored ones).
+_AS_BASE = (
+    (int, int.__int__), (float, float.__float__), (str, str.__str__), (bytes, lambda v: bytes(memoryview(v))),
+    (complex, lambda v: complex(complex.real.__get__(v), complex.imag.__get__(v))),
+    (list, lambda v: list(list.__iter__(v))), (tuple, lambda v: tuple(tuple.__iter__(v))),
+    (dict, lambda v: dict(dict.items(v))), (frozenset, lambda v: frozenset(frozenset.__iter__(v))),
+    (set, lambda v: set(set.__iter__(v))),
+)
 
 
 def _type_name(value):

@@ -145,3 +145,30 @@ async def test_a_test_that_loops_in_the_judge_times_out(sandbox):
     assert result.status == "timeout" and [t.passed for t in result.tests] == [True, False]
     again = await sandbox.run(RunRequest("def f():\n    return 1\n", ("assert f() == 1",)))
     assert again.all_passed
+
+
+def test_a_subclass_crosses_as_the_value_it_holds_not_as_its_overridden_methods_say():
+    """Found attacking the sandbox: a list subclass holding [9] whose __iter__ yielded [1, 2] crossed as
+    [1, 2], so `assert f(3) == [1, 2]` passed where the program's own `==` says the values differ."""
+
+    class Items(list):
+        def __iter__(self):
+            return iter([1, 2])
+
+    class Number(int):
+        def __int__(self):
+            return 99
+
+        __index__ = __int__
+
+    class Table(dict):
+        def items(self):
+            return [("x", 1)]
+
+    class Text(str):
+        def __str__(self):
+            return "fake"
+
+    crossed = [from_json(to_json(value)) for value in (Items([9]), Number(3), Table(a=2), Text("real"))]
+    assert crossed == [[9], 3, {"a": 2}, "real"]
+    assert [type(value) for value in crossed] == [list, int, dict, str]
