@@ -117,7 +117,7 @@ def accounted_pids(sandbox) -> list[int]:
     roots = set(sandbox.worker_host_pids())
     if sandbox.name == "bwrap":
         roots = {pid for pid, (parent, _) in processes.items() if parent in roots}
-    if getattr(sandbox.launcher, "run_namespaces", False):
+    if sandbox.launcher.run_namespaces:
         roots |= {pid for pid, (parent, _) in processes.items() if parent in roots}
     if sandbox.name == "docker":
         roots |= {pid for pid, (_, command) in processes.items() if command in ENGINE_COMMANDS}

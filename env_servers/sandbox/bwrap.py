@@ -89,6 +89,7 @@ def find_bwrap() -> str:
 class BwrapLauncher(Launcher):
     name = "bwrap"
     secure = True
+    makes_run_namespaces = True
 
     def __init__(
         self,
@@ -135,14 +136,6 @@ class BwrapLauncher(Launcher):
     def slot_host_uids(self, slot: int) -> list[int]:
         first = self.slot_uid(slot)
         return [] if first is None else list(range(first, first + self.uids_per_slot))
-
-    @property
-    def run_namespaces(self) -> bool:
-        """True when each run gets namespaces of its own (IPC, network, mount): a design that makes them, with the filter.
-
-        The insecure control (the shared design) gets none, nor the capability it takes.
-        """
-        return self.design.run_namespaces and self.design.verdict_isolated and self.design.seccomp
 
     def argv(self) -> list[str]:
         environment = [arg for key, value in SANDBOX_ENV.items() for arg in ("--setenv", key, value)]

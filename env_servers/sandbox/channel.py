@@ -248,16 +248,25 @@ class Launcher(abc.ABC):
     judge and the program in separate processes, unless a caller hands
     another (the tests' insecure control). `verdict_isolated` says whether
     the design computes the verdict apart from the program; `secure`, whether
-    the backend isolates anything at all.
+    the backend isolates anything at all; `makes_run_namespaces`, whether the
+    backend can give each run namespaces of its own (bwrap, docker).
     """
 
     name: str = ""
     secure: bool = True
+    makes_run_namespaces: bool = False
     design: WorkerDesign = SPLIT
 
     @property
     def verdict_isolated(self) -> bool:
         return self.design.verdict_isolated
+
+    @property
+    def run_namespaces(self) -> bool:
+        """True when each run gets namespaces of its own: a backend that makes them and a design that asks,
+        with the filter. The insecure control (the shared design) gets none, nor the capability it takes."""
+        design = self.design
+        return self.makes_run_namespaces and design.run_namespaces and design.verdict_isolated and design.seccomp
 
     @abc.abstractmethod
     async def start(self, slot: int) -> WorkerChannel: ...

@@ -153,6 +153,7 @@ class DockerChannel(WorkerChannel):
 class DockerLauncher(Launcher):
     name = "docker"
     secure = True
+    makes_run_namespaces = True
 
     def __init__(
         self,
@@ -196,11 +197,6 @@ class DockerLauncher(Launcher):
         self._uids: dict[int, int] = {}
         self._source = source_frame(self.design)
         self._profile = seccomp_profile() if self.run_namespaces else None
-
-    @property
-    def run_namespaces(self) -> bool:
-        """True when each run gets namespaces of its own: a design that makes them, with the filter (as on bwrap)."""
-        return self.design.run_namespaces and self.design.verdict_isolated and self.design.seccomp
 
     def slot_uid(self, slot: int) -> int:
         if slot not in self._uids:

@@ -25,6 +25,7 @@ removing `lats-sandbox-usr-*` from its place frees the memory.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 import logging
@@ -76,6 +77,7 @@ def _place() -> str | None:
     return None
 
 
+@functools.cache  # a host fact for this process's life: each launcher need not start the interpreter again
 def _python_paths(python: str) -> dict:
     script = ("import json, os, sys, sysconfig, seccomp; print(json.dumps({'executable': os.path.realpath("
               "sys.executable), 'stdlib': sysconfig.get_path('stdlib'), 'seccomp': seccomp.__file__}))")
@@ -83,13 +85,14 @@ def _python_paths(python: str) -> dict:
     return json.loads(out.stdout)
 
 
-def _programs() -> list[str]:
+@functools.cache
+def _programs() -> tuple[str, ...]:
     found = []
     for name in PROGRAMS:
         path = shutil.which(name, path="/usr/bin:/bin")
         if path:
             found.append(os.path.realpath(path))
-    return found
+    return tuple(found)
 
 
 def _libraries(elf: str) -> list[str]:
@@ -151,7 +154,7 @@ class _Copier:
         return elves
 
 
-def _digest(paths: dict, programs: list[str]) -> str:
+def _digest(paths: dict, programs: tuple[str, ...]) -> str:
     stamp = [TREE_VERSION, sorted(LEFT_OUT), PROGRAMS]
     for path in [paths["executable"], paths["seccomp"], *programs]:
         found = os.stat(path)
@@ -159,7 +162,7 @@ def _digest(paths: dict, programs: list[str]) -> str:
     return hashlib.sha256(json.dumps(stamp).encode()).hexdigest()[:16]
 
 
-def _build(root: str, paths: dict, programs: list[str]) -> None:
+def _build(root: str, paths: dict, programs: tuple[str, ...]) -> None:
     copier = _Copier(root)
     elves = [paths["executable"], paths["seccomp"], *programs]
     for path in elves:

@@ -62,7 +62,7 @@ def _worker_processes(sandbox: WorkerPool) -> set[int]:
     if sandbox.name == "bwrap":  # bwrap runs the worker as its direct child (PID 1 inside)
         workers = _children(parents, roots)
         roots |= workers
-    if getattr(sandbox.launcher, "run_namespaces", False):
+    if sandbox.launcher.run_namespaces:
         # the worker went on in its sole child, PID 1 of a PID namespace of the worker's own
         workers = _children(parents, workers)
         roots |= workers
