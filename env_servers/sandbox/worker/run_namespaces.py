@@ -81,7 +81,7 @@ DEVPTS_FLAGS = MS_NOSUID | MS_NOEXEC  # device nodes of its own: the ptys
 READ_ONLY_AGAIN = MS_REMOUNT | MS_BIND | MS_RDONLY | MS_NOSUID | MS_NOEXEC  # the flags a /dev keeps, and read-only
 DEVPTS_OPTIONS = b"newinstance,ptmxmode=0666,mode=0620"
 MQUEUE_MOUNTS = ("/dev/mqueue",)  # where a sandbox may have mounted its IPC namespace's queues
-PROC_OPTIONS = b"subset=pid"  # the run's processes only: no host-wide file, no /proc/sys
+PROC_OPTIONS = b"subset=pid,hidepid=invisible"  # the run's processes only (no host-wide file, no /proc/sys), and of those only what a process may ptrace-read
 SETUP_CALLS = (  # for hardening.load_seccomp_filter
     ("unshare", 0, RUN_FLAGS), ("unshare", 0, CLONE_NEWPID), ("setns", 1, CLONE_NEWPID), ("mount", 3, TMPFS_FLAGS),
     ("mount", 3, DEVPTS_FLAGS), ("mount", 3, READ_ONLY_AGAIN),
