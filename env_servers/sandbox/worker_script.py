@@ -156,3 +156,11 @@ def top_level_bindings(node: ast.stmt, name: str, shipped: set[str]) -> list[tup
         targets = node.targets if isinstance(node, ast.Assign) else [node.target]
         return [(target.id, name) for target in targets if isinstance(target, ast.Name)]
     return []
+
+
+MEMORY_ROOT_MODULES = ("env_servers.sandbox.tree_copy", "env_servers.sandbox.memory_root")
+
+
+def memory_root_source() -> str:
+    """The script a docker container runs first to put its root in memory (memory_root.py)."""
+    return join_modules([(name, module_source(name)) for name in MEMORY_ROOT_MODULES])

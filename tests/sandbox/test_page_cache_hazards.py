@@ -9,8 +9,10 @@ major faults each touch costs (or preadv2 RWF_NOWAIT, or fault-around in
 /usr is a copy in memory now (memory_tree.py): every tmpfs page is always
 resident, so nothing a run reads or evicts changes what another sees. The
 unsandboxed control reads the host's file, where the bits cross. Docker's
-root file system is its image's layers on disk: the channel is open there, a
-strict xfail that says so.
+root is a copy in memory as well: its container's first process copies the
+tree onto a tmpfs and pivots into it before the worker starts
+(memory_root.py); before, its root was the image's layers on disk and
+the bits crossed there too.
 """
 
 from __future__ import annotations
@@ -24,9 +26,6 @@ from env_servers.sandbox import Limits, RunRequest
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")
 
-OPEN_ON_DOCKER = pytest.mark.xfail(
-    strict=True, reason="docker's root file system is its image's layers on disk, whose page cache runs share"
-)
 FILE = "/usr/lib/python3.11/pydoc_data/topics.py"  # large, and read by almost nothing
 PAGES = range(40, 56)
 
@@ -55,9 +54,7 @@ print("CACHED " + json.dumps(cached))
 
 
 @pytest.fixture
-def sandbox(hazard_sandbox, request):
-    if hazard_sandbox.name == "docker":
-        request.applymarker(OPEN_ON_DOCKER)
+def sandbox(hazard_sandbox):
     return hazard_sandbox
 
 
@@ -79,3 +76,27 @@ async def test_pages_a_run_reads_or_evicts_tell_a_later_run_nothing(sandbox):
         assert not any(crossed), f"{sandbox.name}: a later run read the secret off the page cache"
     else:
         assert all(crossed), "the unsandboxed control read no secret, so this check could never fail"
+
+
+LIST_MOUNTS = r'''
+import json, os
+def f(x):
+    with open("/proc/self/mounts") as handle:
+        kinds = sorted({line.split()[2] for line in handle})
+    print("MOUNTS " + json.dumps(kinds))
+    print("EXE " + os.path.realpath("/proc/self/exe"))
+    return 2 * x
+'''
+IN_MEMORY = {"tmpfs", "proc", "devpts", "mqueue", "devtmpfs", "sysfs"}  # nothing there lives in a disk's page cache
+
+
+async def test_no_file_system_a_run_sees_is_on_disk(sandbox):
+    """By construction rather than by one file: every mount a run sees, its interpreter's among them, is in memory."""
+    result = await sandbox.run(RunRequest(program=LIST_MOUNTS, tests=("assert f(1) == 2",)))
+    assert result.status == "ok" and result.all_passed, result
+    kinds = json.loads(next(line[7:] for line in result.stdout.splitlines() if line.startswith("MOUNTS ")))
+    on_disk = sorted(set(kinds) - IN_MEMORY)
+    if sandbox.secure:
+        assert on_disk == [], f"{sandbox.name}: a run sees file systems backed by a disk's page cache: {on_disk}"
+    else:
+        assert on_disk, "the unsandboxed control sees the host's disks, so this check could never fail"

@@ -11,7 +11,7 @@ import pytest
 import env_servers.sandbox.worker
 import tests.sandbox.control
 from env_servers.sandbox import worker_script
-from env_servers.sandbox.worker_script import SPLIT, WorkerDesign, join_modules, worker_source
+from env_servers.sandbox.worker_script import SPLIT, WorkerDesign, join_modules, memory_root_source, worker_source
 from tests.sandbox.control import SHARED
 
 FIRST = ("env_servers.sandbox.first", "import os\n\nLIMIT = 3\n\n\ndef double(x):\n    return 2 * x\n")
@@ -99,6 +99,16 @@ def test_the_joined_script_runs_on_the_standard_library_alone(design):
                             text=True, timeout=60, cwd="/")
     assert result.returncode == 0, result.stderr
     assert result.stdout.strip() == "warm"
+
+
+def test_the_memory_root_script_runs_on_the_standard_library_alone_and_says_how_to_call_it():
+    """Docker's first process (memory_root.py after tree_copy.py): joined, it needs no package; bad usage is told."""
+    python = shutil.which("python3", path="/usr/bin:/bin")
+    if python is None:
+        pytest.skip("no system python3")
+    result = subprocess.run([python, "-I", "-c", memory_root_source(), "--size"], capture_output=True, text=True,
+                            timeout=60, cwd="/")
+    assert result.returncode == 1 and "usage: --size BYTES -- WORKER-COMMAND" in result.stderr, result.stderr
 
 
 def test_a_syscall_let_through_for_several_values_is_denied_for_every_other():
