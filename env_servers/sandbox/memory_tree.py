@@ -43,7 +43,7 @@ log = logging.getLogger(__name__)
 PLACES = ("LATS_SANDBOX_TREE_DIR", "/dev/shm", "/run", "/tmp")  # an environment variable, then tmpfs mounts
 # (a place must be a tmpfs that allows executing, with ROOM_BYTES free, writable by this process)
 ROOM_BYTES = 128 << 20  # the tree is about 75 MB
-TREE_VERSION = 1
+TREE_VERSION = 2  # 2: libraries found by reading dynamic sections (elf_needs.py), not by ldd
 
 
 def _mount(path: str) -> tuple[str, set[str]]:

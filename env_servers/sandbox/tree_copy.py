@@ -12,15 +12,14 @@ writable by none.
 import functools
 import importlib.util
 import os
-import re
 import shutil
-import subprocess
 import sys
 import sysconfig
 
+from env_servers.sandbox.elf_needs import needed_libraries
+
 PROGRAMS = ("sh", "sleep", "cat", "echo", "ls", "true", "false", "env")  # what a program may start besides python
 LEFT_OUT = {"test", "idlelib", "tkinter", "turtledemo", "ensurepip", "lib2to3"}  # stdlib parts no run needs
-LIBRARY = re.compile(r"(?:^|=>)\s*(/\S+)\s+\(0x")
 
 
 def own_interpreter_paths() -> dict:
@@ -37,15 +36,6 @@ def programs() -> tuple[str, ...]:
         if path:
             found.append(os.path.realpath(path))
     return tuple(found)
-
-
-def libraries(elf: str) -> list[str]:
-    """The shared libraries `elf` loads (ldd's paths, as the loader names them), its interpreter among them."""
-    try:
-        out = subprocess.run(["ldd", elf], capture_output=True, text=True, timeout=60).stdout
-    except (OSError, subprocess.SubprocessError):
-        return []
-    return [match.group(1) for line in out.splitlines() if (match := LIBRARY.search(line))]
 
 
 class Copier:
@@ -68,7 +58,7 @@ class Copier:
         shutil.copy2(real, self.target(real))
 
     def library(self, named: str) -> None:
-        """A library by the path the loader gave: the file, its name beside it, and that path itself
+        """A library by the path the loader finds it at: the file, its name beside it, and that path itself
         (the sandbox's /lib and /lib64 lead into /usr: /lib64/ld-linux-x86-64.so.2 is usr/lib64's)."""
         real = os.path.realpath(named)
         self.file(real)
@@ -105,9 +95,8 @@ def build(root: str, paths: dict, found_programs: tuple[str, ...]) -> None:
     for path in elves:
         copier.file(path)
     elves += copier.tree(paths["stdlib"])
-    for elf in elves:
-        for library in libraries(elf):
-            copier.library(library)
+    for library in needed_libraries(elves):
+        copier.library(library)
     copier.link("/usr/bin/python3", paths["executable"])
     for name in PROGRAMS:
         found = shutil.which(name, path="/usr/bin:/bin")

@@ -158,7 +158,7 @@ def top_level_bindings(node: ast.stmt, name: str, shipped: set[str]) -> list[tup
     return []
 
 
-MEMORY_ROOT_MODULES = ("env_servers.sandbox.tree_copy", "env_servers.sandbox.memory_root")
+MEMORY_ROOT_MODULES = ("env_servers.sandbox.elf_needs", "env_servers.sandbox.tree_copy", "env_servers.sandbox.memory_root")
 
 
 def memory_root_source() -> str:
