@@ -61,14 +61,45 @@ def memory_pinned(stat_file: Path, version: int) -> int:
         return 0
 
 
-class SlotCgroup:
-    """The cgroup(s) of one slot: `procs_files` to join, caps to set, an OOM-kill counter to read."""
+class CgroupMemory:
+    """What a cgroup's memory controller says: the memory it pins, against a baseline, and its OOM kills.
+
+    `directories[0]` is the memory controller's directory (empty: nothing to
+    read, every figure 0).
+    """
 
     def __init__(self, directories: list[Path], version: int):
         self.directories = directories
         self.version = version
-        self._caps: tuple[int, int] | None = None  # the caps last written
         self._baseline: int | None = None
+
+    def memory_pinned(self) -> int:
+        return memory_pinned(self.directories[0] / "memory.stat", self.version) if self.directories else 0
+
+    def note_baseline(self) -> None:
+        """What the worker holds before its first run: later runs are measured against it."""
+        self._baseline = self.memory_pinned()
+
+    def memory_beyond(self) -> int:
+        """Pinned bytes beyond the baseline now (0 before a baseline is noted)."""
+        if self._baseline is None:
+            return 0
+        return max(0, self.memory_pinned() - self._baseline)
+
+    def oom_kills(self) -> int:
+        if not self.directories:
+            return 0
+        if self.version == 2:
+            return _oom_kills(self.directories[0] / "memory.events", "oom_kill")
+        return _oom_kills(self.directories[0] / "memory.oom_control", "oom_kill")
+
+
+class SlotCgroup(CgroupMemory):
+    """The cgroup(s) of one slot: `procs_files` to join, caps to set, and what CgroupMemory reads."""
+
+    def __init__(self, directories: list[Path], version: int):
+        super().__init__(directories, version)
+        self._caps: tuple[int, int] | None = None  # the caps last written
 
     @property
     def procs_files(self) -> list[str]:
@@ -102,24 +133,6 @@ class SlotCgroup:
             _write(limit, memory)
             _write(with_swap, memory)
         _write(pids_dir / "pids.max", pids)
-
-    def memory_pinned(self) -> int:
-        return memory_pinned(self.directories[0] / "memory.stat", self.version)
-
-    def note_baseline(self) -> None:
-        """What the worker holds before its first run: later runs are measured against it."""
-        self._baseline = self.memory_pinned()
-
-    def memory_beyond(self) -> int:
-        """Pinned bytes beyond the baseline now (0 before a baseline is noted)."""
-        if self._baseline is None:
-            return 0
-        return max(0, self.memory_pinned() - self._baseline)
-
-    def oom_kills(self) -> int:
-        if self.version == 2:
-            return _oom_kills(self.directories[0] / "memory.events", "oom_kill")
-        return _oom_kills(self.directories[0] / "memory.oom_control", "oom_kill")
 
     def remove(self) -> bool:
         """Remove the cgroup's directories; False while processes are still dying in them."""
@@ -201,7 +214,7 @@ def remove_pool_cgroups(pool_name: str, wait_seconds: float = 3.0) -> bool:
         time.sleep(0.05)
 
 
-class DockerCgroup(SlotCgroup):
+class DockerCgroup(CgroupMemory):
     """A container's own memory cgroup, found on the host: its OOM-kill count and the memory its runs leave.
 
     Docker sets the caps (DockerChannel.apply_limits); `directories` is empty
@@ -216,9 +229,3 @@ class DockerCgroup(SlotCgroup):
         ]
         found = [(directory, version) for directory, version in candidates if (directory / "memory.stat").exists()]
         super().__init__([found[0][0]] if found else [], found[0][1] if found else 2)
-
-    def memory_pinned(self) -> int:
-        return super().memory_pinned() if self.directories else 0
-
-    def oom_kills(self) -> int:
-        return super().oom_kills() if self.directories else 0
