@@ -29,7 +29,7 @@ TEST_DISTRIBUTIONS = ("pytest", "pluggy", "iniconfig", "packaging", "pytest-asyn
                       "pytest-timeout")
 HAZARD_FILES = ("test_hazards.py", "test_verdict_hazards.py", "test_kernel_object_hazards.py",
                 "test_shared_file_hazards.py", "test_worker_age_hazards.py", "test_dev_and_allocator_hazards.py",
-                "test_page_cache_hazards.py")
+                "test_page_cache_hazards.py", "test_run_kind_hazards.py", "test_id_allocator_hazards.py")
 
 
 def _copy_distributions(target: Path) -> None:

@@ -27,6 +27,7 @@ import json
 import pytest
 
 from env_servers.sandbox import Limits, RunRequest
+from tests.sandbox.hazard_kit import expect_contained
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")
 
@@ -38,12 +39,6 @@ def report(result, prefix: str):
     assert result.status == "ok" and len(lines) == 1, result
     return json.loads(lines[0])
 
-
-def expect_contained(sandbox, wins: list[str]) -> None:
-    if sandbox.secure:
-        assert wins == [], f"{sandbox.name} let these through: {wins}"
-    else:
-        assert wins, "the unsandboxed control shows no win, so this check could never fail"
 
 
 async def run(sandbox, program: str, limits: Limits = Limits()):

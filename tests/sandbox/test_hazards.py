@@ -18,6 +18,7 @@ from pathlib import Path
 import pytest
 
 from env_servers.sandbox import Limits, RunRequest
+from tests.sandbox.hazard_kit import expect_contained
 from tests.sandbox.observe import PeakCounter, leftover_processes
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")
@@ -35,13 +36,6 @@ def sandbox(hazard_sandbox):
 def token() -> str:
     return secrets.token_hex(8)
 
-
-def expect_contained(sandbox, escapes: list[str]) -> None:
-    """Secure backends: no escape. The unsandboxed control: some escape, or the check proves nothing."""
-    if sandbox.secure:
-        assert escapes == [], f"{sandbox.name} let these through: {escapes}"
-    else:
-        assert escapes, "the unsandboxed control shows no escape, so this check could never fail"
 
 
 async def run(sandbox, program: str, tests=("assert True",), limits: Limits = Limits()):

@@ -23,6 +23,7 @@ import pytest
 
 from env_servers.sandbox import Limits, RunRequest
 from tests.sandbox import kernel_objects
+from tests.sandbox.hazard_kit import expect_contained
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")
 
@@ -36,12 +37,6 @@ def sandbox(hazard_sandbox):
 def token() -> str:
     return secrets.token_hex(6)
 
-
-def expect_contained(sandbox, wins: list[str]) -> None:
-    if sandbox.secure:
-        assert wins == [], f"{sandbox.name} let these through: {wins}"
-    else:
-        assert wins, "the unsandboxed control shows no win, so this check could never fail"
 
 
 async def run(sandbox, program: str, tests=("assert True",), limits: Limits = Limits(), **request):

@@ -120,6 +120,18 @@ DENIED_SYSCALLS = (
 # directory notices (F_GETLK, F_SETLK, F_SETLKW, F_OFD_GETLK, F_OFD_SETLK, F_OFD_SETLKW, F_SETLEASE,
 # F_GETLEASE, F_NOTIFY).
 SHARED_FILE_COMMANDS = (5, 6, 7, 36, 37, 38, 1024, 1025, 1026)
+# Host-wide counters a run could move and another read, each through one argument value (found attacking the
+# sandbox): the socket cookie and the network namespace's cookie (SOL_SOCKET's SO_COOKIE, SO_NETNS_COOKIE);
+# the CPU clock of another process (a negative clock id names a pid's or a thread's: the tester's CPU time
+# between two calls told a Score run from a Step); transparent huge pages, which a run could make of the
+# pages of the in-memory /usr every run maps (MADV_COLLAPSE, or MADV_HUGEPAGE where khugepaged collapses
+# shared memory) and a later run see in its smaps; and KSM's page merging (MADV_MERGEABLE, PR_SET_MEMORY_MERGE).
+SOL_SOCKET, SOCKET_COUNTER_OPTIONS = 1, (57, 71)
+CLOCK_ID_CALLS = ("clock_gettime", "clock_getres", "clock_nanosleep", "timer_create")
+NEGATIVE_INT = 0x80000000  # the sign bit of a 32-bit argument
+SHARED_PAGE_ADVICE = (12, 14, 25)  # MADV_MERGEABLE, MADV_HUGEPAGE, MADV_COLLAPSE
+PR_SET_MEMORY_MERGE = 67
+LOW_32 = 0xFFFFFFFF  # int arguments: the kernel reads the low 32 bits of the register, so the filter must too
 CLONE_NEW_FLAGS = (0x00000080, 0x00020000, 0x02000000, 0x04000000, 0x08000000, 0x10000000, 0x20000000, 0x40000000)
 
 
@@ -163,8 +175,10 @@ def load_seccomp_filter(setup_calls=()):
     """Load the filter this process and every fork of it keep (libseccomp through python3-seccomp).
 
     It answers EPERM to every syscall in DENIED_SYSCALLS, to clone with a
-    namespace flag, to socket() for any family but AF_UNIX and to every file
-    lock and watch (flock, fcntl's SHARED_FILE_COMMANDS), and ENOSYS to
+    namespace flag, to socket() for any family but AF_UNIX, to every file
+    lock and watch (flock, fcntl's SHARED_FILE_COMMANDS), to reading a socket's
+    cookies, to huge-page and merging advice, EINVAL to another process's CPU
+    clock (the host-wide counters above), and ENOSYS to
     clone3 (whose flags it cannot see), so the C library falls back to clone.
     Opening with O_TMPFILE gets EOPNOTSUPP (Python's tempfile falls back to a
     named file): an unnamed tmpfs file changes no directory, so it would move
@@ -206,8 +220,16 @@ def load_seccomp_filter(setup_calls=()):
         rules.add_rule(denied, "clone", seccomp.Arg(0, seccomp.MASKED_EQ, flag, flag))
     rules.add_rule(denied, "socket", seccomp.Arg(0, seccomp.NE, AF_UNIX))
     rules.add_rule(denied, "flock")
-    for command in SHARED_FILE_COMMANDS:
-        rules.add_rule(denied, "fcntl", seccomp.Arg(1, seccomp.EQ, command))
+    for command in SHARED_FILE_COMMANDS:  # compared on the low 32 bits: fcntl reads only those
+        rules.add_rule(denied, "fcntl", seccomp.Arg(1, seccomp.MASKED_EQ, LOW_32, command))
+    for option in SOCKET_COUNTER_OPTIONS:
+        rules.add_rule(denied, "getsockopt", seccomp.Arg(1, seccomp.MASKED_EQ, LOW_32, SOL_SOCKET),
+                       seccomp.Arg(2, seccomp.MASKED_EQ, LOW_32, option))
+    for name in CLOCK_ID_CALLS:  # EINVAL, as for a clock of no process: a run cannot tell it was refused
+        rules.add_rule(seccomp.ERRNO(errno.EINVAL), name, seccomp.Arg(0, seccomp.MASKED_EQ, NEGATIVE_INT, NEGATIVE_INT))
+    for advice in SHARED_PAGE_ADVICE:
+        rules.add_rule(denied, "madvise", seccomp.Arg(2, seccomp.MASKED_EQ, LOW_32, advice))
+    rules.add_rule(denied, "prctl", seccomp.Arg(0, seccomp.MASKED_EQ, LOW_32, PR_SET_MEMORY_MERGE))
     rules.add_rule(seccomp.ERRNO(errno.ENOSYS), "clone3")
     unsupported = seccomp.ERRNO(errno.EOPNOTSUPP)
     for name, flags_argument in (("open", 1), ("openat", 2)):

@@ -49,9 +49,10 @@ each judge's fork) and mount with exactly TMPFS_FLAGS, DEVPTS_FLAGS or
 READ_ONLY_AGAIN. The judge then drops
 CAP_SYS_ADMIN (which bwrap granted, over the sandbox's own namespaces only)
 and stacks a second filter that denies unshare, setns and mount whatever
-their arguments, before it forks the candidate or the tester: the program and
-every test run under a filter as strict as the worker's was before runs had
-namespaces.
+their arguments, and every way to a pidfd (pidfd_open, which the supervisor
+uses, clone's CLONE_PIDFD, SO_PEERPIDFD and SO_PASSPIDFD), before it forks
+the candidate or the tester: the program and every test run under a filter
+as strict as the worker's was before runs had namespaces, and stricter.
 
 Still shared by the runs of one worker: the user, UTS and cgroup namespaces
 (nothing there a run can change without a capability) and the host-wide
@@ -86,7 +87,12 @@ SETUP_CALLS = (  # for hardening.load_seccomp_filter
     ("unshare", 0, RUN_FLAGS), ("unshare", 0, CLONE_NEWPID), ("setns", 1, CLONE_NEWPID), ("mount", 3, TMPFS_FLAGS),
     ("mount", 3, DEVPTS_FLAGS), ("mount", 3, READ_ONLY_AGAIN),
 )  # fmt: skip
-RUN_DENIED = ("unshare", "setns", "mount")  # the run's own filter, stacked by its judge
+RUN_DENIED = ("unshare", "setns", "mount", "pidfd_open")  # the run's own filter, stacked by its judge
+# pidfds, whatever way they are made, are denied to the run's processes (the supervisor keeps pidfd_open):
+# a pidfd's inode number is the next of one host-wide counter every fork on the host moves, and a run read
+# its own off one (found attacking the sandbox: a Score run's secret reached the next Step exactly).
+CLONE_PIDFD = 0x00001000
+PIDFD_SOCKET_OPTIONS = (("getsockopt", 77), ("setsockopt", 76))  # SO_PEERPIDFD, SO_PASSPIDFD (SCM_PIDFD)
 CAP_SYS_ADMIN = 21
 PR_SET_SECCOMP, SECCOMP_MODE_FILTER = 22, 2
 PR_CAPBSET_DROP, LAST_CAPABILITY = 24, 63
@@ -132,7 +138,7 @@ class RunNamespaces:
 
 
 def run_filter_program():
-    """(BPF buffer, sock_fprog): the filter each judge stacks, denying RUN_DENIED whatever the arguments.
+    """(BPF buffer, sock_fprog): the filter each judge stacks: RUN_DENIED whatever the arguments, and every pidfd.
 
     Compiled once (libseccomp) and kept as raw BPF, so a judge loads it with one prctl.
     """
@@ -141,6 +147,10 @@ def run_filter_program():
     rules = seccomp.SyscallFilter(defaction=seccomp.ALLOW)
     for name in RUN_DENIED:
         rules.add_rule(seccomp.ERRNO(errno.EPERM), name)
+    rules.add_rule(seccomp.ERRNO(errno.EPERM), "clone", seccomp.Arg(0, seccomp.MASKED_EQ, CLONE_PIDFD, CLONE_PIDFD))
+    for name, option in PIDFD_SOCKET_OPTIONS:
+        rules.add_rule(seccomp.ERRNO(errno.EPERM), name, seccomp.Arg(1, seccomp.MASKED_EQ, 0xFFFFFFFF, 1),
+                       seccomp.Arg(2, seccomp.MASKED_EQ, 0xFFFFFFFF, option))
     read_end, write_end = os.pipe()
     try:
         with os.fdopen(write_end, "wb", closefd=False) as stream:

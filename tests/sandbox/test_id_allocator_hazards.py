@@ -1,0 +1,159 @@
+"""Host-wide ids and page states a run could move and another run read, each reached through one syscall argument.
+
+Found attacking the sandbox (round four, through the public API, on bwrap and
+docker): the inode number of a pidfd (one host-wide counter every fork
+moves: a Score run's secret reached the next Step exactly), a socket's
+cookie (one host-wide counter, handed out per CPU), another process's CPU
+clock (a negative clock id names a pid: the tester's CPU time between two
+calls told a Score run from a Step, whatever /proc hides), and huge pages made
+of the in-memory /usr every run maps (MADV_COLLAPSE: a later run sees them in
+its smaps). Found while fixing them: fcntl's lock rules compared all 64 bits
+of an argument the kernel reads 32 of, so a lock command with a high bit set
+went through. Each test tries every way in one run and lists what worked;
+the unsandboxed control shows the way works where the filter is absent.
+"""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from env_servers.sandbox import RunRequest
+from tests.sandbox.hazard_kit import expect_contained
+
+pytestmark = pytest.mark.asyncio(loop_scope="module")
+
+TRY_ALL = r'''
+import ctypes, json, os, socket, struct, time
+libc = ctypes.CDLL(None, use_errno=True)
+wins = []
+def attempt(label, way):
+    try:
+        found = way()
+    except OSError:
+        return
+    if found is not None:
+        wins.append(label)
+'''
+
+PIDFDS = TRY_ALL + r'''
+def peer_pidfd():
+    left, right = socket.socketpair()
+    return os.fstat(struct.unpack("i", left.getsockopt(socket.SOL_SOCKET, 77, 4))[0]).st_ino  # SO_PEERPIDFD
+def cloned_pidfd():
+    pidfd = ctypes.c_int(-1)
+    pid = libc.syscall(56, 0x1000 | 17, 0, ctypes.byref(pidfd), 0, 0)  # clone(CLONE_PIDFD | SIGCHLD), x86_64
+    if pid == 0:
+        os._exit(0)
+    if pid < 0:
+        return None
+    os.waitpid(pid, 0)
+    return os.fstat(pidfd.value).st_ino
+def passed_pidfd():
+    left, right = socket.socketpair()
+    right.setsockopt(socket.SOL_SOCKET, 76, 1)  # SO_PASSPIDFD: each message then carries the sender's pidfd
+    return 1
+def f(x):
+    attempt("pidfd_open", lambda: os.fstat(os.pidfd_open(os.getpid())).st_ino)
+    attempt("SO_PEERPIDFD", peer_pidfd)
+    attempt("clone(CLONE_PIDFD)", cloned_pidfd)
+    attempt("SO_PASSPIDFD", passed_pidfd)
+    print("WINS " + json.dumps(wins))
+    return 2 * x
+'''
+
+COOKIES = TRY_ALL + r'''
+def f(x):
+    left, right = socket.socketpair()
+    attempt("SO_COOKIE", lambda: left.getsockopt(socket.SOL_SOCKET, 57, 8))
+    attempt("SO_NETNS_COOKIE", lambda: left.getsockopt(socket.SOL_SOCKET, 71, 8))
+    print("WINS " + json.dumps(wins))
+    return 2 * x
+'''
+
+OTHER_CPU_CLOCKS = TRY_ALL + r'''
+def f(x):
+    me = os.getpid()
+    for pid in [os.getppid()] + list(range(1, 9)):
+        if pid not in (me, 0):
+            attempt("CPU clock of pid %d" % pid, lambda: time.clock_gettime_ns(((~pid) << 3) | 2))
+            attempt("CPU clock resolution of pid %d" % pid, lambda: time.clock_getres(((~pid) << 3) | 2))
+    own = time.process_time_ns(), time.thread_time_ns(), time.clock_gettime_ns(time.CLOCK_MONOTONIC)
+    print("WINS " + json.dumps(wins))
+    return 2 * x if all(value >= 0 for value in own) else -1
+'''
+
+SHARED_PAGE_ADVICE = TRY_ALL + r'''
+import sys
+libc.mmap.restype = ctypes.c_void_p
+libc.mmap.argtypes = [ctypes.c_void_p, ctypes.c_size_t, ctypes.c_int, ctypes.c_int, ctypes.c_int, ctypes.c_long]
+libc.madvise.argtypes = [ctypes.c_void_p, ctypes.c_size_t, ctypes.c_int]
+HUGE = 2 << 20
+def advise(advice):
+    path = os.path.realpath(sys.executable)  # a file of the read-only /usr every run maps
+    fd = os.open(path, os.O_RDONLY)
+    area = libc.mmap(None, 2 * HUGE, 1, 2 | 0x20, -1, 0)  # PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS
+    address = (area + HUGE - 1) & ~(HUGE - 1)
+    libc.mmap(address, HUGE, 1, 1 | 0x10, fd, 0)  # PROT_READ, MAP_SHARED | MAP_FIXED: the file's first 2 MB
+    os.close(fd)
+    if libc.madvise(address, HUGE, advice) != 0 and ctypes.get_errno() == 1:  # EPERM: refused by the filter
+        return None
+    return advice
+def f(x):
+    for label, advice in (("MADV_COLLAPSE", 25), ("MADV_HUGEPAGE", 14), ("MADV_MERGEABLE", 12)):
+        attempt(label, lambda: advise(advice))
+    attempt("PR_SET_MEMORY_MERGE", lambda: None if libc.prctl(67, 1, 0, 0, 0) != 0 and ctypes.get_errno() == 1
+            else 1)
+    print("WINS " + json.dumps(wins))
+    return 2 * x
+'''
+
+HIGH_BIT_LOCKS = TRY_ALL + r'''
+class Flock(ctypes.Structure):
+    _fields_ = [("l_type", ctypes.c_short), ("l_whence", ctypes.c_short), ("l_start", ctypes.c_long),
+                ("l_len", ctypes.c_long), ("l_pid", ctypes.c_int)]
+def lock(command):
+    fd = os.open("lock-me", os.O_RDWR | os.O_CREAT, 0o600)
+    lock = Flock(1, 0, 0, 0, 0)  # F_WRLCK over the whole file
+    if libc.syscall(ctypes.c_long(72), ctypes.c_long(fd), ctypes.c_long(command), ctypes.byref(lock)) != 0:  # fcntl (x86_64)
+        return None
+    return command
+def f(x):
+    for label, command in (("F_SETLK", 6), ("F_OFD_SETLK", 37)):
+        attempt(label + " with bit 32 set", lambda: lock((1 << 32) | command))
+        attempt(label, lambda: lock(command))
+    print("WINS " + json.dumps(wins))
+    return 2 * x
+'''
+
+
+@pytest.fixture
+def sandbox(hazard_sandbox):
+    return hazard_sandbox
+
+
+async def wins_of(sandbox, program: str) -> list[str]:
+    result = await sandbox.run(RunRequest(program=program, tests=("assert f(1) == 2",)))
+    assert result.status == "ok" and result.all_passed, result
+    return json.loads(next(line[5:] for line in result.stdout.splitlines() if line.startswith("WINS ")))
+
+
+async def test_no_pidfd_reaches_a_run(sandbox):
+    expect_contained(sandbox, await wins_of(sandbox, PIDFDS))
+
+
+async def test_no_socket_cookie_reaches_a_run(sandbox):
+    expect_contained(sandbox, await wins_of(sandbox, COOKIES))
+
+
+async def test_a_run_reads_no_cpu_clock_but_its_own(sandbox):
+    expect_contained(sandbox, await wins_of(sandbox, OTHER_CPU_CLOCKS))
+
+
+async def test_a_run_changes_no_huge_page_or_merging_state_of_shared_pages(sandbox):
+    expect_contained(sandbox, await wins_of(sandbox, SHARED_PAGE_ADVICE))
+
+
+async def test_a_lock_command_with_high_bits_set_is_refused_like_the_plain_one(sandbox):
+    expect_contained(sandbox, await wins_of(sandbox, HIGH_BIT_LOCKS))
