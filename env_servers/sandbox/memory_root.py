@@ -41,9 +41,12 @@ def _checked(result, what):
                          % (what, os.strerror(ctypes.get_errno())))
 
 
+def _bytes(text):
+    return None if text is None else text.encode()
+
+
 def _mount(source, target, kind, flags, options):
-    encode = lambda text: None if text is None else text.encode()  # noqa: E731
-    _checked(LIBC.mount(encode(source), encode(target), encode(kind), flags, encode(options)),
+    _checked(LIBC.mount(_bytes(source), _bytes(target), _bytes(kind), flags, _bytes(options)),
              "mount of %s on %s" % (kind or source or "flags", target))
 
 
