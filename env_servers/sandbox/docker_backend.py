@@ -12,11 +12,12 @@ kernel lets a user namespace mount a procfs only where one is fully visible;
 each run sees a /proc of its own processes only). Its root is in memory: the
 container's first process copies what the sandbox's Python needs onto a
 tmpfs, pivots into it and only then starts the worker from it
-(memory_root.py), so no run reads or evicts the page cache of the
-image's layers on disk, which every container of the image shares (a
-container's first run comes about 0.25 s later: 0.43-0.56 s against
-0.22-0.30 s; 50 MB more of its memory, covered by its cap). The host talks to the worker over the container's attached
-stdin/stdout (the engine's multiplexed stream), so no exec is needed per run.
+(memory_root.py), so no run reads or evicts the page cache of the image's
+layers on disk, which every container of the image shares (a container's
+first run comes about 0.25 s later: 0.43-0.56 s against 0.22-0.30 s; 50 MB
+more of its memory, covered by its cap). The host talks to the worker over
+the container's attached stdin/stdout (the engine's multiplexed stream), so
+no exec is needed per run.
 """
 
 from __future__ import annotations

@@ -70,7 +70,7 @@ import ctypes
 import errno
 import os
 
-from env_servers.sandbox.worker.hardening import LIBC, PRCTL, drop_capability, keep_only
+from env_servers.sandbox.worker.hardening import LIBC, LOW_32, PRCTL, SOL_SOCKET, drop_capability, keep_only
 from env_servers.sandbox.worker.state import STATE
 
 CLONE_NEWNS, CLONE_NEWIPC, CLONE_NEWNET, CLONE_NEWPID = 0x00020000, 0x08000000, 0x40000000, 0x20000000
@@ -149,8 +149,8 @@ def run_filter_program():
         rules.add_rule(seccomp.ERRNO(errno.EPERM), name)
     rules.add_rule(seccomp.ERRNO(errno.EPERM), "clone", seccomp.Arg(0, seccomp.MASKED_EQ, CLONE_PIDFD, CLONE_PIDFD))
     for name, option in PIDFD_SOCKET_OPTIONS:
-        rules.add_rule(seccomp.ERRNO(errno.EPERM), name, seccomp.Arg(1, seccomp.MASKED_EQ, 0xFFFFFFFF, 1),
-                       seccomp.Arg(2, seccomp.MASKED_EQ, 0xFFFFFFFF, option))
+        rules.add_rule(seccomp.ERRNO(errno.EPERM), name, seccomp.Arg(1, seccomp.MASKED_EQ, LOW_32, SOL_SOCKET),
+                       seccomp.Arg(2, seccomp.MASKED_EQ, LOW_32, option))
     read_end, write_end = os.pipe()
     try:
         with os.fdopen(write_end, "wb", closefd=False) as stream:
