@@ -157,3 +157,49 @@ async def test_a_run_changes_no_huge_page_or_merging_state_of_shared_pages(sandb
 
 async def test_a_lock_command_with_high_bits_set_is_refused_like_the_plain_one(sandbox):
     expect_contained(sandbox, await wins_of(sandbox, HIGH_BIT_LOCKS))
+
+
+SHMEM_NUMBERS = TRY_ALL + r'''
+import mmap
+def maps_number(address):
+    for line in open("/proc/self/maps"):
+        start = int(line.split("-")[0], 16)
+        if start == address:
+            return int(line.split()[4])
+    return None
+def attached_segment():
+    libc.shmat.restype = ctypes.c_void_p
+    ident = libc.shmget(0, 4096, 0o1600)
+    address = libc.shmat(ident, None, 0) if ident >= 0 else None
+    if not address or address == ctypes.c_void_p(-1).value:
+        return None
+    return maps_number(address)
+def shared_mapping(fd, flags):
+    libc.mmap.restype = ctypes.c_void_p
+    libc.mmap.argtypes = [ctypes.c_void_p, ctypes.c_size_t, ctypes.c_int, ctypes.c_int, ctypes.c_int, ctypes.c_long]
+    address = libc.mmap(None, 4096, 3, flags, fd, 0)
+    if address in (None, ctypes.c_void_p(-1).value):
+        return None
+    return maps_number(address)
+def zero_mapping():
+    fd = os.open("/dev/zero", os.O_RDWR)
+    return shared_mapping(fd, 1)  # MAP_SHARED: a file of the shmem mount
+def f(x):
+    attempt("memfd_create", lambda: os.fstat(os.memfd_create("x")).st_ino)
+    attempt("shmat", attached_segment)
+    attempt("MAP_SHARED | MAP_ANONYMOUS", lambda: shared_mapping(-1, 0x21))
+    attempt("MAP_SHARED_VALIDATE | MAP_ANONYMOUS", lambda: shared_mapping(-1, 0x23))
+    attempt("mmap.mmap(-1, n)", lambda: maps_number(ctypes.addressof(ctypes.c_char.from_buffer(mmap.mmap(-1, 4096)))))
+    attempt("a shared mapping of /dev/zero", zero_mapping)
+    with open("/dev/zero", "rb") as zeros:
+        still_zeros = zeros.read(1 << 16) == bytes(1 << 16)
+    private = mmap.mmap(-1, 4096, flags=mmap.MAP_PRIVATE)  # private memory stays the program's to use
+    private[:4] = b"ok!!"
+    print("WINS " + json.dumps(wins))
+    return 2 * x if still_zeros and private[:4] == b"ok!!" else -1
+'''
+
+
+async def test_no_file_of_the_hosts_shmem_mount_reaches_a_run(sandbox):
+    """memfds, System V segments and shared anonymous or /dev/zero mappings are numbered by one host-wide counter."""
+    expect_contained(sandbox, await wins_of(sandbox, SHMEM_NUMBERS))

@@ -14,7 +14,10 @@ what it sees. It runs on a fresh worker, after quiet runs, and after each run
 of a one-byte secret, one bit a run (a 1 forks a process, which the worker must
 not keep). On bwrap every report must be the same, and no bit may decode; on
 the unsandboxed control (the process backend, whose pids are the host's) the
-reports differ, so the check can fail. On docker too, where the worker makes
+reports differ, so the check can fail. Newer kernels number namespaces and
+mounts by host-wide counters a program can read (NS_GET_ID, statx's unique
+mount id): the gap between a run's namespaces and its sandbox's told a
+worker's age until the filter refused them (found attacking the sandbox). On docker too, where the worker makes
 each run's PID namespace in a user namespace of its own (before, the channel
 was open there: docker's containers hold no capability to make one).
 """
@@ -45,9 +48,26 @@ parents = {}
 for pid in listed:
     stat = read("/proc/%d/stat" % pid)
     parents[pid] = stat.rsplit(")", 1)[1].split()[1] if ")" in stat else stat
+def namespace_id(kind):  # NS_GET_ID (newer kernels): one host-wide counter numbers every namespace
+    import ctypes
+    number = ctypes.c_uint64(0)
+    fd = os.open("/proc/self/ns/" + kind, os.O_RDONLY)
+    found = ctypes.CDLL(None).ioctl(fd, (2 << 30) | (8 << 16) | (0xB7 << 8) | 13, ctypes.byref(number))
+    os.close(fd)
+    return number.value if found == 0 else None
+
+def unique_mount_id(path):  # statx's STATX_MNT_ID_UNIQUE (newer kernels): another host-wide counter
+    import ctypes, struct
+    buffer = ctypes.create_string_buffer(256)
+    found = ctypes.CDLL(None).syscall(332, -100, path.encode(), 0, 0x4000, buffer)  # x86_64
+    return struct.unpack_from("Q", buffer, 0x90)[0] if found == 0 else None
+
+ids = {kind: namespace_id(kind) for kind in ("user", "uts", "pid", "ipc", "net", "mnt")}
+mounts = {path: unique_mount_id(path) for path in ("/", "/proc", "/tmp")}
 print("SEEN " + json.dumps({
     "pid": os.getpid(), "parent": os.getppid(), "listed": listed,
     "parents": parents, "ns_last_pid": read("/proc/sys/kernel/ns_last_pid"),
+    "namespace ids": ids, "unique mount ids": mounts,
 }, sort_keys=True))
 '''
 

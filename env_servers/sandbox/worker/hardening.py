@@ -110,6 +110,7 @@ DENIED_SYSCALLS = (
     "sysinfo",  # the host's process count and memory (see host_counters.py)
     "setsid",  # each takes the next of one host-wide counter, the id /proc/self/autogroup shows
     "eventfd", "eventfd2",  # ids from one host-wide allocator (lowest free), shown in each one's fdinfo
+    "memfd_create", "memfd_secret", "shmat",  # files of the host's one shmem mount (SHARED_ANONYMOUS, below)
 )  # fmt: skip
 # socket() with any family but AF_UNIX is denied as well: no network counter (packets, errors) can carry
 # anything from one run to the next, even inside the sandbox's own network namespace.
@@ -131,6 +132,20 @@ CLOCK_ID_CALLS = ("clock_gettime", "clock_getres", "clock_nanosleep", "timer_cre
 NEGATIVE_INT = 0x80000000  # the sign bit of a 32-bit argument
 SHARED_PAGE_ADVICE = (12, 14, 25)  # MADV_MERGEABLE, MADV_HUGEPAGE, MADV_COLLAPSE
 PR_SET_MEMORY_MERGE = 67
+# The host's one internal shmem mount numbers every memfd, System V segment and shared anonymous mapping
+# from one counter in per-CPU batches that nothing else moves (found attacking the sandbox: 20 bits crossed
+# from a run to the next, and from docker to bwrap, through memfds' inode numbers, exact). No such file
+# reaches a run's descriptors or address space, so none shows its number: memfd_create and shmat are
+# denied, and so is mmap with MAP_SHARED (or MAP_SHARED_VALIDATE) and MAP_ANONYMOUS; a shared mapping of
+# /dev/zero is one too, so each run has /dev/full (zeros to read, no mapping) bound over /dev/zero
+# (run_namespaces.py). shmget alone may still make a segment: nothing in the run can read its number.
+SHARED_ANONYMOUS = ((0x2F, 0x21), (0x2F, 0x23))  # (mask, value) of mmap's flags: MAP_TYPE | MAP_ANONYMOUS
+# Namespaces and mounts are numbered by host-wide 64-bit counters (newer kernels show them: NS_GET_ID and the
+# other nsfs ioctls, statx's STATX_MNT_ID_UNIQUE, listmount and statmount). A run cannot move them, but the
+# gap between its namespaces' ids and its sandbox's told how many runs its worker had served (found
+# attacking the sandbox). They are refused as a kernel without them would refuse them.
+NSFS_IOCTL = (0xFF00, 0xB700)  # (mask, value) of ioctl's request: type 0xb7, every nsfs ioctl
+STATX_MNT_ID_UNIQUE = 0x4000
 LOW_32 = 0xFFFFFFFF  # int arguments: the kernel reads the low 32 bits of the register, so the filter must too
 CLONE_NEW_FLAGS = (0x00000080, 0x00020000, 0x02000000, 0x04000000, 0x08000000, 0x10000000, 0x20000000, 0x40000000)
 
@@ -177,7 +192,8 @@ def load_seccomp_filter(setup_calls=()):
     It answers EPERM to every syscall in DENIED_SYSCALLS, to clone with a
     namespace flag, to socket() for any family but AF_UNIX, to every file
     lock and watch (flock, fcntl's SHARED_FILE_COMMANDS), to reading a socket's
-    cookies, to huge-page and merging advice, EINVAL to another process's CPU
+    cookies, to huge-page and merging advice, to shared anonymous mappings
+    (SHARED_ANONYMOUS), EINVAL to another process's CPU
     clock (the host-wide counters above), and ENOSYS to
     clone3 (whose flags it cannot see), so the C library falls back to clone.
     Opening with O_TMPFILE gets EOPNOTSUPP (Python's tempfile falls back to a
@@ -230,6 +246,16 @@ def load_seccomp_filter(setup_calls=()):
     for advice in SHARED_PAGE_ADVICE:
         rules.add_rule(denied, "madvise", seccomp.Arg(2, seccomp.MASKED_EQ, LOW_32, advice))
     rules.add_rule(denied, "prctl", seccomp.Arg(0, seccomp.MASKED_EQ, LOW_32, PR_SET_MEMORY_MERGE))
+    for mask, flags in SHARED_ANONYMOUS:
+        rules.add_rule(denied, "mmap", seccomp.Arg(3, seccomp.MASKED_EQ, mask, flags))
+    rules.add_rule(seccomp.ERRNO(errno.ENOTTY), "ioctl", seccomp.Arg(1, seccomp.MASKED_EQ, *NSFS_IOCTL))
+    rules.add_rule(seccomp.ERRNO(errno.EINVAL), "statx",
+                   seccomp.Arg(3, seccomp.MASKED_EQ, STATX_MNT_ID_UNIQUE, STATX_MNT_ID_UNIQUE))
+    for name in ("listmount", "statmount"):
+        try:
+            rules.add_rule(seccomp.ERRNO(errno.ENOSYS), name)
+        except (RuntimeError, ValueError, OSError):
+            pass  # a libseccomp that does not know them yet: no kernel it runs on has them either
     rules.add_rule(seccomp.ERRNO(errno.ENOSYS), "clone3")
     unsupported = seccomp.ERRNO(errno.EOPNOTSUPP)
     for name, flags_argument in (("open", 1), ("openat", 2)):

@@ -45,8 +45,8 @@ namespace.
 The worker's filter (hardening.load_seccomp_filter, with SETUP_CALLS) lets
 through exactly these calls: unshare with exactly RUN_FLAGS or exactly
 CLONE_NEWPID, setns back into a PID namespace (the supervisor's own, after
-each judge's fork) and mount with exactly TMPFS_FLAGS, DEVPTS_FLAGS or
-READ_ONLY_AGAIN. The judge then drops
+each judge's fork) and mount with exactly TMPFS_FLAGS, DEVPTS_FLAGS,
+READ_ONLY_AGAIN or MS_BIND (/dev/full over /dev/zero). The judge then drops
 CAP_SYS_ADMIN (which bwrap granted, over the sandbox's own namespaces only)
 and stacks a second filter that denies unshare, setns and mount whatever
 their arguments, and every way to a pidfd (pidfd_open, which the supervisor
@@ -80,12 +80,13 @@ MS_RDONLY, MS_NOSUID, MS_NODEV, MS_NOEXEC, MS_REMOUNT, MS_BIND = 1, 2, 4, 8, 32,
 TMPFS_FLAGS = MS_NOSUID | MS_NODEV  # what bwrap's own tmpfs mounts have (the run's /proc too)
 DEVPTS_FLAGS = MS_NOSUID | MS_NOEXEC  # device nodes of its own: the ptys
 READ_ONLY_AGAIN = MS_REMOUNT | MS_BIND | MS_RDONLY | MS_NOSUID | MS_NOEXEC  # the flags a /dev keeps, and read-only
+ZEROS = (b"/dev/full", b"/dev/zero")  # /dev/full bound over /dev/zero: zeros to read, no shared mapping (below)
 DEVPTS_OPTIONS = b"newinstance,ptmxmode=0666,mode=0620"
 MQUEUE_MOUNTS = ("/dev/mqueue",)  # where a sandbox may have mounted its IPC namespace's queues
 PROC_OPTIONS = b"subset=pid,hidepid=invisible"  # the run's processes only (no host-wide file, no /proc/sys), and of those only what a process may ptrace-read
 SETUP_CALLS = (  # for hardening.load_seccomp_filter
     ("unshare", 0, RUN_FLAGS), ("unshare", 0, CLONE_NEWPID), ("setns", 1, CLONE_NEWPID), ("mount", 3, TMPFS_FLAGS),
-    ("mount", 3, DEVPTS_FLAGS), ("mount", 3, READ_ONLY_AGAIN),
+    ("mount", 3, DEVPTS_FLAGS), ("mount", 3, READ_ONLY_AGAIN), ("mount", 3, MS_BIND),
 )  # fmt: skip
 RUN_DENIED = ("unshare", "setns", "mount", "pidfd_open")  # the run's own filter, stacked by its judge
 # pidfds, whatever way they are made, are denied to the run's processes (the supervisor keeps pidfd_open):
@@ -133,6 +134,8 @@ class RunNamespaces:
             self.mounts.append((b"devpts", b"/dev/pts", b"devpts", DEVPTS_FLAGS, DEVPTS_OPTIONS))
         if os.path.ismount("/dev") and not os.statvfs("/dev").f_flag & os.ST_RDONLY:
             self.mounts.append((None, b"/dev", None, READ_ONLY_AGAIN, None))
+        if all(os.path.exists(path) for path in ZEROS):  # a shared mapping of /dev/zero is a file of the host's
+            self.mounts.append((ZEROS[0], ZEROS[1], None, MS_BIND, None))  # one shmem mount (hardening.py)
         self.mounts.append((b"proc", b"/proc", b"proc", TMPFS_FLAGS, PROC_OPTIONS))
         self.filter_code, self.filter = run_filter_program()
 
