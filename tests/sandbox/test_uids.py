@@ -23,13 +23,20 @@ def test_a_process_hands_out_fresh_uids_within_its_own_block():
 
 @pytest.mark.skipif(os.geteuid() != 0 or not shutil.which("unshare"), reason="needs root to make PID namespaces")
 def test_servers_with_the_same_pid_in_two_pid_namespaces_get_different_blocks():
-    """Two replicas' servers in containers on one host are often both PID 1; their uids must differ."""
-    blocks = []
-    for _ in range(2):
-        # `unshare --fork --pid` makes the interpreter PID 1 of a namespace of its own.
-        command = ["unshare", "--fork", "--pid", "--mount-proc", sys.executable, "-c",
-                   "import os; assert os.getpid() == 1; " + FIRST_UID]
-        uid = int(subprocess.run(command, capture_output=True, text=True, check=True, timeout=60,
-                             cwd=Path(__file__).resolve().parents[2]).stdout)
-        blocks.append((uid - UID_BASE) // UIDS_PER_PROCESS)
+    """Two replicas' servers in containers on one host are often both PID 1; their uids must differ.
+
+    Both servers live at once, as replicas do (a namespace's number is reused once it is freed, so two
+    servers one after the other may share a block, harmlessly: they never run together).
+    """
+    # `unshare --fork --pid` makes the interpreter PID 1 of a namespace of its own; it stays until stdin closes.
+    command = ["unshare", "--fork", "--pid", "--mount-proc", sys.executable, "-c",
+               "import os, sys; assert os.getpid() == 1; " + FIRST_UID + "; sys.stdout.flush(); sys.stdin.read()"]
+    servers = [subprocess.Popen(command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True,
+                                cwd=Path(__file__).resolve().parents[2]) for _ in range(2)]
+    try:
+        blocks = [(int(server.stdout.readline()) - UID_BASE) // UIDS_PER_PROCESS for server in servers]
+    finally:
+        for server in servers:
+            server.stdin.close()
+            server.wait(timeout=60)
     assert blocks[0] != blocks[1], f"both PID 1 servers took block {blocks[0]}"
