@@ -95,10 +95,15 @@ class CgroupMemory:
 
 
 class SlotCgroup(CgroupMemory):
-    """The cgroup(s) of one slot: `procs_files` to join, caps to set, and what CgroupMemory reads."""
+    """The cgroup(s) of one slot: `procs_files` to join, caps to set, and what CgroupMemory reads.
 
-    def __init__(self, directories: list[Path], version: int):
+    `root_bytes`: memory the worker holds for its whole life beyond its processes (its own copy of the
+    sandbox's tree, on a tmpfs charged here), added to every run's cap.
+    """
+
+    def __init__(self, directories: list[Path], version: int, root_bytes: int = 0):
         super().__init__(directories, version)
+        self.root_bytes = root_bytes
         self._caps: tuple[int, int] | None = None  # the caps last written
 
     @property
@@ -113,7 +118,7 @@ class SlotCgroup(CgroupMemory):
         self._caps = (memory_bytes, max_processes)
 
     def _write_caps(self, memory_bytes: int, max_processes: int) -> None:
-        memory = str(memory_bytes + JUDGE_ALLOWANCE)
+        memory = str(memory_bytes + JUDGE_ALLOWANCE + self.root_bytes)
         pids = str(max_processes + OWN_PROCESSES)
         if self.version == 2:
             (directory,) = self.directories
@@ -169,9 +174,9 @@ def _v2_root() -> Path | None:
     return None
 
 
-def create_slot_cgroup(pool_name: str, slot: int, worker: int = 0) -> SlotCgroup | None:
+def create_slot_cgroup(pool_name: str, slot: int, worker: int = 0, root_bytes: int = 0) -> SlotCgroup | None:
     """Make a cgroup for the slot's `worker`-th worker (v2, else v1 memory + pids); None where
-    this host allows neither."""
+    this host allows neither. `root_bytes`: see SlotCgroup."""
     name = f"lats-sandbox-{os.getpid()}-{pool_name}"
     leaf = f"slot{slot}-w{worker}"
     try:
@@ -182,13 +187,13 @@ def create_slot_cgroup(pool_name: str, slot: int, worker: int = 0) -> SlotCgroup
             _write(parent / "cgroup.subtree_control", "+memory +pids")
             directory = parent / leaf
             directory.mkdir(exist_ok=True)
-            return SlotCgroup([directory], 2)
+            return SlotCgroup([directory], 2, root_bytes)
         memory, pids = ROOT / "memory", ROOT / "pids"
         if (memory / "memory.limit_in_bytes").exists() and (pids / "cgroup.procs").exists():
             directories = [memory / name / leaf, pids / name / leaf]
             for directory in directories:
                 directory.mkdir(parents=True, exist_ok=True)
-            return SlotCgroup(directories, 1)
+            return SlotCgroup(directories, 1, root_bytes)
     except OSError as error:
         log.info("no cgroup for sandbox slots here (%s): per-process memory caps instead", error)
     return None

@@ -12,8 +12,11 @@ and detaches the old root, then executes the worker from that copy. No file
 a later process can open, map or execute lives on disk: every page is
 always resident, whatever a run reads or evicts.
 
-Run as `python3 -I -c SCRIPT --size BYTES -- WORKER-COMMAND...` (the script
-is this module joined after tree_copy, worker_script.memory_root_source).
+Run as `python3 -I -c SCRIPT [--in-this-user-namespace] --size BYTES --
+WORKER-COMMAND...` (the script is this module joined after tree_copy,
+worker_script.memory_root_source). bwrap's workers do the same from the
+host's shared tree (`--in-this-user-namespace`): each worker's pages are its
+own, so no run reads how many processes map a page another run maps.
 Exits with a message saying what the container must allow if a step fails.
 """
 
@@ -50,13 +53,22 @@ def _mount(source, target, kind, flags, options):
              "mount of %s on %s" % (kind or source or "flags", target))
 
 
-def enter_a_root_in_memory(size_bytes):
-    """Go on (this process) with a root that is a read-only tmpfs copy of what the sandbox's Python needs."""
-    uid, gid = os.getuid(), os.getgid()
-    _checked(LIBC.unshare(CLONE_NEWUSER | CLONE_NEWNS), "unshare(CLONE_NEWUSER | CLONE_NEWNS)")
-    for name, text in (("setgroups", "deny"), ("uid_map", "%d %d 1" % (uid, uid)), ("gid_map", "%d %d 1" % (gid, gid))):
-        with open("/proc/self/" + name, "w") as handle:
-            handle.write(text)
+def enter_a_root_in_memory(size_bytes, own_user_namespace=True):
+    """Go on (this process) with a root that is a read-only tmpfs copy of what the sandbox's Python needs.
+
+    `own_user_namespace`: make a user namespace first (docker's container grants no capability); False
+    where the process already holds CAP_SYS_ADMIN over its sandbox's namespaces (bwrap's worker, which
+    keeps it through the exec for its runs' namespaces) and keeps that sandbox's uid map.
+    """
+    if own_user_namespace:
+        uid, gid = os.getuid(), os.getgid()
+        _checked(LIBC.unshare(CLONE_NEWUSER | CLONE_NEWNS), "unshare(CLONE_NEWUSER | CLONE_NEWNS)")
+        for name, text in (("setgroups", "deny"), ("uid_map", "%d %d 1" % (uid, uid)),
+                           ("gid_map", "%d %d 1" % (gid, gid))):
+            with open("/proc/self/" + name, "w") as handle:
+                handle.write(text)
+    else:
+        _checked(LIBC.unshare(CLONE_NEWNS), "unshare(CLONE_NEWNS)")
     _mount(None, "/", None, MS_REC | MS_PRIVATE, None)
     _mount("tmpfs", NEW_ROOT, "tmpfs", MS_NOSUID | MS_NODEV, "size=%d,mode=0755" % size_bytes)
     build(NEW_ROOT, own_interpreter_paths(), programs())
@@ -75,9 +87,11 @@ def enter_a_root_in_memory(size_bytes):
 
 def main():
     arguments = sys.argv[1:]
+    own_user_namespace = arguments[:1] != ["--in-this-user-namespace"]
+    arguments = arguments[0 if own_user_namespace else 1:]
     if len(arguments) < 4 or arguments[0] != "--size" or arguments[2] != "--":
-        raise SystemExit("usage: --size BYTES -- WORKER-COMMAND...")
-    enter_a_root_in_memory(int(arguments[1]))
+        raise SystemExit("usage: [--in-this-user-namespace] --size BYTES -- WORKER-COMMAND...")
+    enter_a_root_in_memory(int(arguments[1]), own_user_namespace)
     command = arguments[3:]
     os.execv(command[0], command)
 

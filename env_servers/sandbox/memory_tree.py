@@ -16,8 +16,12 @@ they load). Every tmpfs page is always resident: nothing a run reads or
 evicts changes anything another run can see. A host with swap could page the
 tree out under memory pressure; these hosts have none (the sandbox README).
 
-What goes in the tree is tree_copy.py's (docker's containers copy the same
-tree into their own memory: memory_root.py). `memory_tree(python)`
+A page every worker maps is still shared state (how many processes map it:
+round five read it between overlapping runs), so each bwrap worker copies
+this tree again into memory of its own and pivots into it (memory_root.py);
+this one is the copies' source, bound as /usr. What goes in it is
+tree_copy.py's (docker's containers copy the same from their image).
+`memory_tree(python)`
 builds the tree once per host (per interpreter and file list: its
 directory's name carries their digest) and returns its directory, or None
 where no tmpfs has room (then the caller binds the host's /usr and says

@@ -7,10 +7,9 @@ another worker, or in another sandbox, maps the same pages and reads bit 56
 of /proc/self/pagemap (PM_MMAP_EXCLUSIVE: the page is mapped once on the
 whole host) or smaps' Shared and Private figures: 128 bits crossed whole, 3
 times in 3. Nothing is written and the counts go back when the runs end, so
-only overlapping runs share it. Docker's containers each copy the tree into
-their own memory (memory_root.py), so no page is shared between them. The
-fix by construction on bwrap is the same: each worker's own copy (about 75 MB
-and a copy at its start), not built yet: a strict xfail says so.
+only overlapping runs share it. Now each worker, bwrap's as docker's, copies
+the tree into memory of its own and pivots into it before it starts
+(memory_root.py): no page of its /usr is another worker's.
 """
 
 from __future__ import annotations
@@ -28,8 +27,6 @@ from tests.sandbox.hazard_kit import expect_contained
 pytestmark = pytest.mark.asyncio(loop_scope="module")
 
 BITS = 32
-OPEN_ON_BWRAP = pytest.mark.xfail(
-    strict=True, reason="bwrap's workers share one in-memory /usr, whose pages' map counts overlapping runs read")
 
 COMMON = r'''
 import ctypes, os, struct, sys, time
@@ -85,9 +82,7 @@ async def two_workers(request):
     await box.aclose()
 
 
-async def test_overlapping_runs_read_no_map_count_of_each_others_pages(two_workers, request):
-    if request.node.callspec.params["two_workers"] == "bwrap":
-        request.applymarker(OPEN_ON_BWRAP)
+async def test_overlapping_runs_read_no_map_count_of_each_others_pages(two_workers):
     limits = Limits(wall_seconds=10.0, cpu_seconds=10)
     crossed = []
     for _ in range(2):

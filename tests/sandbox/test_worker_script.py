@@ -108,7 +108,7 @@ def test_the_memory_root_script_runs_on_the_standard_library_alone_and_says_how_
         pytest.skip("no system python3")
     result = subprocess.run([python, "-I", "-c", memory_root_source(), "--size"], capture_output=True, text=True,
                             timeout=60, cwd="/")
-    assert result.returncode == 1 and "usage: --size BYTES -- WORKER-COMMAND" in result.stderr, result.stderr
+    assert result.returncode == 1 and "--size BYTES -- WORKER-COMMAND" in result.stderr, result.stderr
 
 
 def test_a_syscall_let_through_for_several_values_is_denied_for_every_other():
