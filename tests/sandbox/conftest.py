@@ -8,11 +8,9 @@ import threading
 import pytest
 import pytest_asyncio
 
-from env_servers.sandbox import make_sandbox
-from tests.sandbox.control import SHARED
+from tests.sandbox.hazard_kit import HAZARD_BACKENDS, hazard_box
 from tests.sandbox.engines import PREPARATION, PREPARATION_TIMEOUT
 
-HAZARD_BACKENDS = ["bwrap", "docker", "unsandboxed"]
 
 
 def _needs_docker(item) -> bool:
@@ -45,13 +43,8 @@ def docker_url() -> str:
 
 @pytest_asyncio.fixture(scope="module", loop_scope="module", params=HAZARD_BACKENDS)
 async def hazard_sandbox(request):
-    """One worker of each secure backend, and the unsandboxed control (the insecure process backend, shared design)."""
-    if request.param == "docker":
-        box = make_sandbox("docker", base_url=request.getfixturevalue("docker_url"), workers=1)
-    elif request.param == "unsandboxed":
-        box = make_sandbox("process", allow_insecure=True, workers=1, design=SHARED)
-    else:
-        box = make_sandbox(request.param, workers=1)
+    """One worker of each secure backend, and the unsandboxed control."""
+    box = hazard_box(request)
     yield box
     await box.aclose()
 

@@ -20,9 +20,8 @@ import secrets
 import pytest
 import pytest_asyncio
 
-from env_servers.sandbox import Limits, RunRequest, make_sandbox
-from tests.sandbox.control import SHARED
-from tests.sandbox.hazard_kit import expect_contained
+from env_servers.sandbox import Limits, RunRequest
+from tests.sandbox.hazard_kit import HAZARD_BACKENDS, expect_contained, hazard_box
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")
 
@@ -69,15 +68,10 @@ def f(x):
 '''
 
 
-@pytest_asyncio.fixture(scope="module", loop_scope="module", params=["bwrap", "docker", "unsandboxed"])
+@pytest_asyncio.fixture(scope="module", loop_scope="module", params=HAZARD_BACKENDS)
 async def two_workers(request):
     """A sandbox of two workers per secure backend, and the unsandboxed control."""
-    if request.param == "docker":
-        box = make_sandbox("docker", base_url=request.getfixturevalue("docker_url"), workers=2)
-    elif request.param == "unsandboxed":
-        box = make_sandbox("process", allow_insecure=True, workers=2, design=SHARED)
-    else:
-        box = make_sandbox(request.param, workers=2)
+    box = hazard_box(request, workers=2)
     yield box
     await box.aclose()
 
