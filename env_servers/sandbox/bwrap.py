@@ -59,6 +59,7 @@ from env_servers.sandbox.worker_script import SPLIT, WorkerDesign, memory_root_s
 log = logging.getLogger(__name__)
 
 WORK_DIR = "/tmp/work"
+STALE_CGROUP_WAIT = 1.0  # seconds a new worker's start waits for its predecessor's cgroup to empty
 WORKER_ROOT_BYTES = 128 << 20  # each worker's own copy of the tree (about 75 MB), added to its slot's memory cap
 SANDBOX_ENV = {
     "PATH": "/usr/local/bin:/usr/bin:/bin",
@@ -172,6 +173,7 @@ class BwrapLauncher(Launcher):
             # namespace mount a procfs only where one is fully visible), and they would guard nothing.
             *(bwrap_masks(self._empty_file.path()) if not self.run_namespaces else ()),
             "--dev", "/dev",
+            *(("--mqueue", "/dev/mqueue") if self.run_namespaces else ()),  # each run gets a fresh one there
             "--size", str(self.shm_bytes), "--perms", "01777" if self.candidate_uid_apart else "0755", "--tmpfs", "/dev/shm",
             "--remount-ro", "/dev",
             "--size", str(self.tmp_bytes), "--perms", shared_dirs, "--tmpfs", "/tmp",
@@ -217,6 +219,9 @@ class BwrapLauncher(Launcher):
         return cgroup
 
     async def start(self, slot: int) -> WorkerChannel:
+        previous = self._cgroups.get(slot)
+        if previous is not None:  # a retired worker's processes may still be exiting: off the event loop
+            await asyncio.to_thread(previous.remove_when_empty, STALE_CGROUP_WAIT)
         apart = self.candidate_uid_apart  # the helper starts as root and maps the slot's uids itself
         channel = await start_subprocess_worker(
             self.argv(), uid=None if apart else self.slot_uid(slot), env={"PATH": "/usr/bin:/bin"},

@@ -139,6 +139,15 @@ class SlotCgroup(CgroupMemory):
             _write(with_swap, memory)
         _write(pids_dir / "pids.max", pids)
 
+    def remove_when_empty(self, wait_seconds: float) -> bool:
+        """remove(), tried until it succeeds or `wait_seconds` pass; False if processes are still dying."""
+        give_up = time.monotonic() + wait_seconds
+        while not self.remove():
+            if time.monotonic() >= give_up:
+                return False
+            time.sleep(0.01)
+        return True
+
     def remove(self) -> bool:
         """Remove the cgroup's directories; False while processes are still dying in them."""
         removed = True

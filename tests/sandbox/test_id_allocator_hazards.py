@@ -203,3 +203,32 @@ def f(x):
 async def test_no_file_of_the_hosts_shmem_mount_reaches_a_run(sandbox):
     """memfds, System V segments and shared anonymous or /dev/zero mappings are numbered by one host-wide counter."""
     expect_contained(sandbox, await wins_of(sandbox, SHMEM_NUMBERS))
+
+
+PROC_WRITES = TRY_ALL + r'''
+def write(path, text):
+    with open(path, "w") as handle:
+        handle.write(text)
+    return 1
+def own_autogroup_nice():
+    line = open("/proc/self/autogroup").read()  # "/autogroup-N nice V"
+    return line.split()[-1]
+def f(x):
+    attempt("/proc/self/autogroup", lambda: write("/proc/self/autogroup", own_autogroup_nice()))
+    attempt("/proc/self/comm", lambda: write("/proc/self/comm", "renamed"))
+    attempt("/proc/self/timerslack_ns", lambda: write("/proc/self/timerslack_ns", "50000"))
+    with open("made-here", "w") as handle:  # the run's own files stay writable: its work dir, /tmp, /dev/shm
+        handle.write("ok")
+    with open("/dev/shm/made-here", "w") as handle, open("/dev/null", "w") as null:
+        handle.write("ok")
+        null.write("ok")
+    print("WINS " + json.dumps(wins))
+    return 2 * x
+'''
+
+
+async def test_a_run_writes_nothing_under_proc(sandbox):
+    """Round six: a run rewrote its worker session's autogroup nice (kept for every later run of the worker,
+    a 4-bit channel, and a nice of 12 or more starved the next session's runs into timeouts on bwrap), and
+    every such write is rate-limited by one host-wide clock, which overlapping runs of any sandboxes read."""
+    expect_contained(sandbox, await wins_of(sandbox, PROC_WRITES))

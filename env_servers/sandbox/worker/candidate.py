@@ -18,6 +18,7 @@ from env_servers.sandbox.worker.hardening import (
     become_candidate_uid,
     die_with_parent,
     restore_default_signals,
+    write_only_where_a_run_may,
 )
 from env_servers.sandbox.worker.host_channel import HEADER, read_exactly, write_all
 from env_servers.sandbox.worker.output import flush_output
@@ -131,6 +132,8 @@ def become_candidate(program_r, reply_w, out_w, err_w, work_dir, judge):
     sys.argv = [MODULE_NAME]
     PRCTL(PR_SET_DUMPABLE, 1, 0, 0, 0)  # its own memory is its own (and pristine)
     go_first_under_memory_pressure()
+    if STATE.run_namespaces is not None:  # a sandbox's run: its /tmp and /dev are its own
+        write_only_where_a_run_may()  # after its one write under /proc, above
     start_run_state(process_budget(limits, STATE.candidate_uid is not None))
     return message
 

@@ -53,6 +53,49 @@ def keep_only(number):
         raise OSError(ctypes.get_errno(), "capset failed")
 
 
+LANDLOCK_CREATE_RULESET, LANDLOCK_ADD_RULE, LANDLOCK_RESTRICT_SELF = 444, 445, 446  # x86_64 and arm64 alike
+LANDLOCK_ACCESS_FS_WRITE_FILE, LANDLOCK_RULE_PATH_BENEATH = 1 << 1, 1
+PR_SET_NO_NEW_PRIVS = 38
+WRITABLE_PLACES = (b"/tmp", b"/dev", b"/dev/mqueue")  # the run's own mounts, its ptys and /dev/null; and its
+# queue filesystem's root, which mq_open reaches through the IPC namespace's own mount, not through /dev
+
+
+class _PathBeneath(ctypes.Structure):
+    _pack_ = 1
+    _fields_ = [("allowed_access", ctypes.c_uint64), ("parent_fd", ctypes.c_int32)]
+
+
+def write_only_where_a_run_may():
+    """From now on this process (and its forks) opens files for writing only beneath WRITABLE_PLACES (Landlock).
+
+    Everything else a run sees is read-only already but /proc, where a process may write its own files:
+    /proc/self/autogroup's nice is its worker's session's, kept from run to run, and every write there is
+    rate-limited by one host-wide clock (round six: both carried bits between runs). Where the kernel has
+    no Landlock this does nothing.
+    """
+    handled = ctypes.c_uint64(LANDLOCK_ACCESS_FS_WRITE_FILE)
+    ruleset = LIBC.syscall(LANDLOCK_CREATE_RULESET, ctypes.byref(handled), ctypes.sizeof(handled), 0)
+    if ruleset < 0:
+        return
+    try:
+        for place in WRITABLE_PLACES:
+            try:
+                fd = os.open(place, os.O_PATH | os.O_CLOEXEC)
+            except FileNotFoundError:
+                continue
+            try:
+                rule = _PathBeneath(LANDLOCK_ACCESS_FS_WRITE_FILE, fd)
+                if LIBC.syscall(LANDLOCK_ADD_RULE, ruleset, LANDLOCK_RULE_PATH_BENEATH, ctypes.byref(rule), 0) != 0:
+                    raise OSError(ctypes.get_errno(), "landlock_add_rule failed")
+            finally:
+                os.close(fd)
+        PRCTL(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0)
+        if LIBC.syscall(LANDLOCK_RESTRICT_SELF, ruleset, 0) != 0:
+            raise OSError(ctypes.get_errno(), "landlock_restrict_self failed")
+    finally:
+        os.close(ruleset)
+
+
 def keep_only_kill():
     """Drop every capability but CAP_KILL (the judge must end the candidate, which has another uid)."""
     if CAPSET(ctypes.byref(_CAP_HEADER), _ONLY_KILL) != 0:

@@ -19,7 +19,7 @@ from env_servers.sandbox.plain_data import NotPlainData
 from env_servers.sandbox.worker.assertions import run_tests
 from env_servers.sandbox.worker.call_proxy import Caller, judge_namespace
 from env_servers.sandbox.worker.candidate import candidate_frame
-from env_servers.sandbox.worker.hardening import become_candidate_uid, die_with_parent
+from env_servers.sandbox.worker.hardening import become_candidate_uid, die_with_parent, write_only_where_a_run_may
 from env_servers.sandbox.worker.judge_link import Link
 from env_servers.sandbox.worker.output import CapturedStream
 from env_servers.sandbox.worker.run_errors import TesterGone
@@ -49,6 +49,8 @@ def become_tester(from_judge, to_judge, work_dir, judge):
         enter_work_dir(work_dir)  # made by whichever of candidate and tester comes first, in a run's fresh /tmp
     except OSError:
         os.umask(0o077)
+    if STATE.run_namespaces is not None:  # a sandbox's run: its /tmp and /dev are its own
+        write_only_where_a_run_may()
     return candidate_frame(from_judge)
 
 
