@@ -192,7 +192,7 @@ class BwrapLauncher(Launcher):
         """Where runs have namespaces of their own (the worker holds CAP_SYS_ADMIN over the sandbox's): the
         worker first copies the tree into a tmpfs of its own and pivots into it (memory_root.py), so no page
         of its /usr is another worker's, and no run can read how many processes map a page (the sandbox
-        README). About 0.3 s more per worker start; its slot's memory cap grows by WORKER_ROOT_BYTES."""
+        README). About 0.2 s more per worker start; its slot's memory cap grows by WORKER_ROOT_BYTES."""
         if not self._memory_root:
             return []
         return [self.python, "-I", "-c", self._memory_root, "--in-this-user-namespace",
