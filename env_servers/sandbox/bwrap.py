@@ -173,7 +173,6 @@ class BwrapLauncher(Launcher):
             # namespace mount a procfs only where one is fully visible), and they would guard nothing.
             *(bwrap_masks(self._empty_file.path()) if not self.run_namespaces else ()),
             "--dev", "/dev",
-            *(("--mqueue", "/dev/mqueue") if self.run_namespaces else ()),  # each run gets a fresh one there
             "--size", str(self.shm_bytes), "--perms", "01777" if self.candidate_uid_apart else "0755", "--tmpfs", "/dev/shm",
             "--remount-ro", "/dev",
             "--size", str(self.tmp_bytes), "--perms", shared_dirs, "--tmpfs", "/tmp",

@@ -16,6 +16,7 @@ the unsandboxed control shows the way works where the filter is absent.
 from __future__ import annotations
 
 import json
+import secrets
 
 import pytest
 
@@ -232,3 +233,37 @@ async def test_a_run_writes_nothing_under_proc(sandbox):
     a 4-bit channel, and a nice of 12 or more starved the next session's runs into timeouts on bwrap), and
     every such write is rate-limited by one host-wide clock, which overlapping runs of any sandboxes read."""
     expect_contained(sandbox, await wins_of(sandbox, PROC_WRITES))
+
+
+POSIX_QUEUES = TRY_ALL + r'''
+class Attributes(ctypes.Structure):
+    _fields_ = [("flags", ctypes.c_long), ("maxmsg", ctypes.c_long), ("msgsize", ctypes.c_long),
+                ("curmsgs", ctypes.c_long), ("reserved", ctypes.c_long * 4)]
+def by_call():
+    queue = libc.mq_open(b"/counted-" + NAME, os.O_CREAT | os.O_RDWR, 0o600, ctypes.byref(Attributes(0, 1, 64)))
+    if queue < 0:
+        return None
+    libc.mq_unlink(b"/counted-" + NAME)
+    return queue
+def by_path():
+    if not os.path.isdir("/dev/mqueue"):
+        return None
+    path = "/dev/mqueue/counted-" + NAME.decode()
+    with open(path, "w"):
+        pass
+    os.unlink(path)
+    return 1
+def f(x):
+    attempt("mq_open", by_call)
+    attempt("a queue made by path", by_path)
+    print("WINS " + json.dumps(wins))
+    return 2 * x
+'''
+
+
+async def test_a_run_makes_no_posix_queue(sandbox):
+    """Round seven: POSIX queues' bytes count against the uid at every level of the user namespaces above a
+    run, host root's included, so one run's queues set what another bwrap run could still make (6 bits between
+    overlapping runs of two sandboxes), and a run could leave every other none."""
+    name = secrets.token_hex(6)
+    expect_contained(sandbox, await wins_of(sandbox, f"NAME = b'{name}'\n" + POSIX_QUEUES))

@@ -46,7 +46,8 @@ The worker's filter (hardening.load_seccomp_filter, with SETUP_CALLS) lets
 through exactly these calls: unshare with exactly RUN_FLAGS or exactly
 CLONE_NEWPID, setns back into a PID namespace (the supervisor's own, after
 each judge's fork) and mount with exactly TMPFS_FLAGS, DEVPTS_FLAGS,
-READ_ONLY_AGAIN or MS_BIND (/dev/full over /dev/zero). The judge then drops
+READ_ONLY_AGAIN, MS_BIND (/dev/full over /dev/zero) or MQUEUE_FLAGS (a fresh,
+read-only queue filesystem). The judge then drops
 CAP_SYS_ADMIN (which bwrap granted, over the sandbox's own namespaces only)
 and stacks a second filter that denies unshare, setns and mount whatever
 their arguments, and every way to a pidfd (pidfd_open, which the supervisor
@@ -79,6 +80,7 @@ RUN_FLAGS = CLONE_NEWIPC | CLONE_NEWNET | CLONE_NEWNS  # the judge's; the superv
 MS_RDONLY, MS_NOSUID, MS_NODEV, MS_NOEXEC, MS_REMOUNT, MS_BIND = 1, 2, 4, 8, 32, 4096
 TMPFS_FLAGS = MS_NOSUID | MS_NODEV  # what bwrap's own tmpfs mounts have (the run's /proc too)
 DEVPTS_FLAGS = MS_NOSUID | MS_NOEXEC  # device nodes of its own: the ptys
+MQUEUE_FLAGS = MS_RDONLY | MS_NOSUID | MS_NODEV | MS_NOEXEC  # no queue made by path either (hardening.py: mq_open)
 READ_ONLY_AGAIN = MS_REMOUNT | MS_BIND | MS_RDONLY | MS_NOSUID | MS_NOEXEC  # the flags a /dev keeps, and read-only
 ZEROS = (b"/dev/full", b"/dev/zero")  # /dev/full bound over /dev/zero: zeros to read, no shared mapping (below)
 DEVPTS_OPTIONS = b"newinstance,ptmxmode=0666,mode=0620"
@@ -86,7 +88,7 @@ MQUEUE_MOUNTS = ("/dev/mqueue",)  # where a sandbox may have mounted its IPC nam
 PROC_OPTIONS = b"subset=pid,hidepid=invisible"  # the run's processes only (no host-wide file, no /proc/sys), and of those only what a process may ptrace-read
 SETUP_CALLS = (  # for hardening.load_seccomp_filter
     ("unshare", 0, RUN_FLAGS), ("unshare", 0, CLONE_NEWPID), ("setns", 1, CLONE_NEWPID), ("mount", 3, TMPFS_FLAGS),
-    ("mount", 3, DEVPTS_FLAGS), ("mount", 3, READ_ONLY_AGAIN), ("mount", 3, MS_BIND),
+    ("mount", 3, DEVPTS_FLAGS), ("mount", 3, READ_ONLY_AGAIN), ("mount", 3, MS_BIND), ("mount", 3, MQUEUE_FLAGS),
 )  # fmt: skip
 RUN_DENIED = ("unshare", "setns", "mount", "pidfd_open")  # the run's own filter, stacked by its judge
 # pidfds, whatever way they are made, are denied to the run's processes (the supervisor keeps pidfd_open):
@@ -109,7 +111,7 @@ class RunNamespaces:
 
     `tmpfs_dirs`: the sandbox's writable tmpfs mount points; each run gets a
     fresh tmpfs on each, with the size and mode the worker found there, a
-    fresh queue filesystem on each of MQUEUE_MOUNTS and a fresh pty filesystem
+    fresh, read-only queue filesystem on each of MQUEUE_MOUNTS and a fresh pty filesystem
     on /dev/pts where the sandbox mounted them, and /dev read-only again where
     it is writable. `mounts`: (source, target, type, flags, options) each.
     `worker_pid_namespace`: a descriptor of the worker's own PID namespace,
@@ -129,7 +131,7 @@ class RunNamespaces:
             self.mounts.append((b"tmpfs", directory.encode(), b"tmpfs", TMPFS_FLAGS, options.encode()))
         for directory in MQUEUE_MOUNTS:
             if os.path.ismount(directory):
-                self.mounts.append((b"mqueue", directory.encode(), b"mqueue", TMPFS_FLAGS, None))
+                self.mounts.append((b"mqueue", directory.encode(), b"mqueue", MQUEUE_FLAGS, None))
         if os.path.ismount("/dev/pts"):
             self.mounts.append((b"devpts", b"/dev/pts", b"devpts", DEVPTS_FLAGS, DEVPTS_OPTIONS))
         if os.path.ismount("/dev") and not os.statvfs("/dev").f_flag & os.ST_RDONLY:
